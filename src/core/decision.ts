@@ -1,0 +1,185 @@
+/**
+ * The one answer every engine returns, whatever produced it: allow/deny, which rules were violated and
+ * why, the guard-railed output, what it cost, and a trace of how it was reached.
+ */
+import { z } from "zod";
+import { ERROR_CODES, type ErrorCode } from "./errors.js";
+
+export const ViolationSchema = z.object({
+  /** Stable id of the rule in the policy artifact, e.g. "access.nursing" or "rule.car". */
+  ruleId: z.string(),
+  /** Human-readable message, e.g. "User without a driver's license cannot buy or rent a car". */
+  message: z.string(),
+  /** The guard-request sentence or policy clause the rule came from. */
+  source: z.string().optional(),
+  /** Structured reasons, e.g. `{ inaccessible: { diagnosis: ["diagnosisname"] } }`. */
+  details: z.record(z.string(), z.unknown()).optional(),
+  /** What the agent could do instead (ShieldAgent countermeasure). */
+  countermeasure: z.string().optional(),
+});
+export type Violation = z.output<typeof ViolationSchema>;
+
+export const CostSchema = z.object({
+  llmCalls: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  /** Wall time of the whole check in milliseconds. */
+  ms: z.number().nonnegative(),
+});
+export type Cost = z.output<typeof CostSchema>;
+
+export const AttemptSchema = z.object({
+  /** 0 = first program, 1.. = debugging rounds. */
+  round: z.number().int().nonnegative(),
+  code: z.string(),
+  ok: z.boolean(),
+  /** Error kind and message when the program failed. */
+  error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).optional(),
+  /** Everything the program printed. */
+  log: z.string(),
+  ms: z.number().nonnegative(),
+});
+export type Attempt = z.output<typeof AttemptSchema>;
+
+export const TraceSchema = z.object({
+  plan: z.string().optional(),
+  code: z.string().optional(),
+  attempts: z.array(AttemptSchema).default([]),
+  /** Ids of the demonstrations retrieved from memory for this check. */
+  demonstrations: z.array(z.string()).optional(),
+  /** Facts extracted for the compiled path (tables/columns read, element/action/value, tool call...). */
+  facts: z.record(z.string(), z.unknown()).optional(),
+  /** Raw model answer (baseline engines). */
+  raw: z.string().optional(),
+  /** Free-form notes explaining the path taken (fallbacks, confidence...). */
+  notes: z.array(z.string()).optional(),
+});
+export type Trace = z.output<typeof TraceSchema>;
+
+export const VerdictSchema = z.enum(["allow", "deny", "ask"]);
+export type Verdict = z.output<typeof VerdictSchema>;
+
+export const DecisionSchema = z.object({
+  allowed: z.boolean(),
+  /** GuardAgent's O_l: 0 = guard requests satisfied, 1 = violated (or undecidable, fail-closed). */
+  label: z.union([z.literal(0), z.literal(1)]),
+  /** allow / deny / ask (a human must confirm before the action runs; `allowed` is then false). */
+  verdict: VerdictSchema,
+  violations: z.array(ViolationSchema),
+  explanation: z.string(),
+  /** The guard-railed output: the agent's answer or action when allowed, null when denied. */
+  output: z.unknown(),
+  engine: z.string(),
+  policy: z.object({ name: z.string(), version: z.string() }).optional(),
+  cost: CostSchema,
+  trace: TraceSchema.optional(),
+  /** Set when the decision was not reached by evaluating the policy (model down, code never ran...). */
+  failure: z
+    .object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      /** "closed" = denied because undecidable (the default); "open" = allowed by explicit configuration. */
+      mode: z.enum(["closed", "open"]),
+    })
+    .optional(),
+});
+export type Decision = z.output<typeof DecisionSchema>;
+
+export function zeroCost(): Cost {
+  return { llmCalls: 0, inputTokens: 0, outputTokens: 0, ms: 0 };
+}
+
+export function addCost(a: Cost, b: Partial<Cost>): Cost {
+  return {
+    llmCalls: a.llmCalls + (b.llmCalls ?? 0),
+    inputTokens: a.inputTokens + (b.inputTokens ?? 0),
+    outputTokens: a.outputTokens + (b.outputTokens ?? 0),
+    ms: a.ms + (b.ms ?? 0),
+  };
+}
+
+interface DecisionBase {
+  engine: string;
+  policy?: { name: string; version: string };
+  cost?: Cost;
+  trace?: Trace;
+}
+
+export function allowDecision(options: DecisionBase & { output: unknown; explanation?: string }): Decision {
+  return {
+    allowed: true,
+    label: 0,
+    verdict: "allow",
+    violations: [],
+    explanation: options.explanation ?? "No rule of the policy is violated.",
+    output: options.output,
+    engine: options.engine,
+    ...(options.policy ? { policy: options.policy } : {}),
+    cost: options.cost ?? zeroCost(),
+    ...(options.trace ? { trace: options.trace } : {}),
+  };
+}
+
+export function denyDecision(
+  options: DecisionBase & { violations: Violation[]; explanation?: string; verdict?: "deny" | "ask" },
+): Decision {
+  return {
+    allowed: false,
+    label: 1,
+    verdict: options.verdict ?? "deny",
+    violations: options.violations,
+    explanation:
+      options.explanation ??
+      (options.violations.length > 0
+        ? options.violations.map((v) => v.message).join("; ")
+        : "The policy is violated."),
+    output: null,
+    engine: options.engine,
+    ...(options.policy ? { policy: options.policy } : {}),
+    cost: options.cost ?? zeroCost(),
+    ...(options.trace ? { trace: options.trace } : {}),
+  };
+}
+
+/**
+ * A decision reached without evaluating the policy: the model was unreachable, every program failed, a
+ * fact could not be determined. Fail-closed (deny) unless the caller explicitly configured fail-open.
+ */
+export function failureDecision(
+  options: DecisionBase & {
+    code: ErrorCode;
+    message: string;
+    mode?: "closed" | "open";
+    /** The agent's answer, passed through only in fail-open mode. */
+    output?: unknown;
+  },
+): Decision {
+  const mode = options.mode ?? "closed";
+  const base = {
+    engine: options.engine,
+    ...(options.policy ? { policy: options.policy } : {}),
+    cost: options.cost ?? zeroCost(),
+    ...(options.trace ? { trace: options.trace } : {}),
+    failure: { code: options.code, message: options.message, mode },
+  };
+  if (mode === "open") {
+    return {
+      ...base,
+      allowed: true,
+      label: 0,
+      verdict: "allow",
+      violations: [],
+      explanation: `Allowed without a check (fail-open configured): ${options.message}`,
+      output: options.output ?? null,
+    };
+  }
+  return {
+    ...base,
+    allowed: false,
+    label: 1,
+    verdict: "deny",
+    violations: [{ ruleId: "warden.undecidable", message: options.message }],
+    explanation: `Denied because the check could not be completed (fail-closed): ${options.message}`,
+    output: null,
+  };
+}

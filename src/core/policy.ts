@@ -1,0 +1,254 @@
+/**
+ * The policy: what the guarded agent is (specification I_s), what it must respect (guard requests I_r),
+ * and optionally the compiled rules — a versioned, reviewable, diff-friendly artifact that the compiled
+ * engine decides with in microseconds and that the shield extends with predicates, LTLf rules, weights
+ * and circuits. Every compiled rule keeps `source`: the request sentence or policy clause it came from.
+ */
+import { z } from "zod";
+import { ConditionSchema } from "./condition.js";
+
+export const POLICY_SCHEMA_VERSION = 1;
+
+/** Long text may be written inline or kept in a file beside the policy (resolved by the loader). */
+export const TextOrFileSchema = z.union([z.string(), z.object({ file: z.string().min(1) }).strict()]);
+
+const id = z
+  .string()
+  .min(1)
+  .regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits and . _ : - only");
+
+/** Names of tables/columns/attributes/predicates: as written by the agent, compared case-insensitively. */
+const name = z.string().min(1);
+
+export const VocabularySchema = z
+  .object({
+    /** Resources the agent can read: table -> columns (from the agent specification). */
+    resources: z.record(name, z.array(name)).optional(),
+    /** Roles (identities) a user of the agent can have. */
+    roles: z.array(name).optional(),
+    /** User attributes rules may test, with their type. */
+    attributes: z
+      .record(
+        name,
+        z.object({ type: z.enum(["boolean", "number", "string"]), description: z.string().optional() }),
+      )
+      .optional(),
+    /** Tools or actions the agent can invoke. */
+    actions: z.array(name).optional(),
+  })
+  .strict();
+export type Vocabulary = z.output<typeof VocabularySchema>;
+
+/** Role-based access control: role -> table -> allowed columns ("*" = every column). */
+export const AccessRuleSchema = z
+  .object({
+    id,
+    role: name,
+    allow: z.record(name, z.union([z.array(name), z.literal("*")])),
+    description: z.string().optional(),
+    source: z.string().optional(),
+  })
+  .strict();
+export type AccessRule = z.output<typeof AccessRuleSchema>;
+
+export const AccessPolicySchema = z
+  .object({
+    rules: z.array(AccessRuleSchema),
+    /** What to answer for a role that no rule names: deny everything (default) or allow everything. */
+    unknownRole: z.enum(["deny", "allow"]).default("deny"),
+  })
+  .strict();
+export type AccessPolicy = z.output<typeof AccessPolicySchema>;
+
+export const OPERATORS = ["==", "!=", ">=", ">", "<=", "<"] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+export const RequirementSchema = z
+  .object({
+    attribute: name,
+    operator: z.enum(OPERATORS),
+    value: z.union([z.boolean(), z.number(), z.string()]),
+  })
+  .strict();
+export type Requirement = z.output<typeof RequirementSchema>;
+
+/**
+ * Attribute rule (GuardAgent's CheckRule): when a task falls in `category`, the user must satisfy every
+ * requirement, else `message` is the violation.
+ */
+export const AttributeRuleSchema = z
+  .object({
+    id,
+    /** Action category, e.g. "rent a car". */
+    category: z.string().min(1),
+    /** What the category covers, in words (the rule's own action description, e.g. "Buy/Rent/Find/Browse a car/truck"). */
+    description: z.string().min(1),
+    /** Extra words that signal the category (the extractor adds lemmas and synonyms). */
+    keywords: z.array(z.string()).default([]),
+    /** Words that must not be taken as the category on their own (e.g. "car seat" for cars). */
+    exclude: z.array(z.string()).default([]),
+    require: z.array(RequirementSchema).min(1),
+    message: z.string().min(1),
+    source: z.string().optional(),
+  })
+  .strict();
+export type AttributeRule = z.output<typeof AttributeRuleSchema>;
+
+export const EFFECTS = ["allow", "deny", "ask"] as const;
+export type Effect = (typeof EFFECTS)[number];
+
+/** Tool/action rule: a tool (exact name or glob with *) + a condition over its call -> effect. */
+export const ToolRuleSchema = z
+  .object({
+    id,
+    tool: z.string().min(1),
+    when: ConditionSchema.optional(),
+    effect: z.enum(EFFECTS),
+    message: z.string().min(1),
+    source: z.string().optional(),
+  })
+  .strict();
+export type ToolRule = z.output<typeof ToolRuleSchema>;
+
+/** How a predicate gets its truth value at a step, without a model where possible. */
+export const BindingSchema = z.discriminatedUnion("kind", [
+  /** A condition over the current step's facts (action, args, url, element, value, observation, input). */
+  z.object({ kind: z.literal("condition"), when: ConditionSchema }).strict(),
+  /** Search: true if some earlier or current step of the trajectory satisfies the condition. */
+  z
+    .object({
+      kind: z.literal("history"),
+      when: ConditionSchema,
+      /** Only look at the last n steps. */
+      within: z.number().int().positive().optional(),
+    })
+    .strict(),
+  /** Detect: a named detector (pii, secret, url-scope, ...) over a field of the step. */
+  z
+    .object({
+      kind: z.literal("detector"),
+      detector: z.string().min(1),
+      field: z.string().optional(),
+      params: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+  /** Binary-Check: a yes/no question to the model (unassigned, hence marginalised, when no model). */
+  z.object({ kind: z.literal("ask"), question: z.string().min(1) }).strict(),
+]);
+export type Binding = z.output<typeof BindingSchema>;
+
+export const PredicateSchema = z
+  .object({
+    /** LTLf atom: lower-case identifier. */
+    name: z.string().regex(/^[a-z_][a-z0-9_]*$/, "predicate names are lower-case identifiers"),
+    kind: z.enum(["action", "state"]),
+    description: z.string().min(1),
+    binding: BindingSchema.optional(),
+    source: z.string().optional(),
+  })
+  .strict();
+export type Predicate = z.output<typeof PredicateSchema>;
+
+export const TemporalRuleSchema = z
+  .object({
+    id,
+    /** LTLf formula over the predicates (see `warden ltl`). */
+    formula: z.string().min(1),
+    description: z.string().min(1),
+    /** Action rule (constrains an action) or physical rule (relation between state predicates). */
+    type: z.enum(["action", "physical"]).default("action"),
+    /** Soft weight w_r >= 0 of the rule in the Markov logic network. */
+    weight: z.number().nonnegative().default(1),
+    /** What happens when the rule is violated, for the compiled (hard) reading of the rule. */
+    effect: z.enum(["deny", "ask"]).default("deny"),
+    message: z.string().optional(),
+    countermeasure: z.string().optional(),
+    source: z.string().optional(),
+  })
+  .strict();
+export type TemporalRule = z.output<typeof TemporalRuleSchema>;
+
+/** A policy clause extracted from a document (ShieldAgent policy extraction). */
+export const ClauseSchema = z
+  .object({
+    id,
+    text: z.string(),
+    definitions: z.record(z.string(), z.string()).default({}),
+    scope: z.string().optional(),
+    document: z.string().optional(),
+    reference: z.string().optional(),
+  })
+  .strict();
+export type Clause = z.output<typeof ClauseSchema>;
+
+/** An action-based rule circuit: the rules (and state-predicate clusters) that bear on one action. */
+export const CircuitSchema = z
+  .object({
+    action: z.string(),
+    rules: z.array(z.string()),
+    clusters: z.array(z.array(z.string())).default([]),
+  })
+  .strict();
+export type Circuit = z.output<typeof CircuitSchema>;
+
+export const RulesSchema = z
+  .object({
+    vocabulary: VocabularySchema.optional(),
+    access: AccessPolicySchema.optional(),
+    attributeRules: z.array(AttributeRuleSchema).optional(),
+    toolRules: z.array(ToolRuleSchema).optional(),
+    /** Effect for a tool call no tool rule matches. */
+    toolDefault: z.enum(EFFECTS).optional(),
+    predicates: z.array(PredicateSchema).optional(),
+    temporalRules: z.array(TemporalRuleSchema).optional(),
+    clauses: z.array(ClauseSchema).optional(),
+    circuits: z.array(CircuitSchema).optional(),
+    /** Shield tolerance ε >= 0 (smaller = stricter). */
+    epsilon: z.number().nonnegative().optional(),
+  })
+  .strict();
+export type Rules = z.output<typeof RulesSchema>;
+
+export const PolicySchema = z
+  .object({
+    $schema: z.string().optional(),
+    kind: z.literal("warden.policy").default("warden.policy"),
+    schemaVersion: z.literal(POLICY_SCHEMA_VERSION).default(POLICY_SCHEMA_VERSION),
+    name: z.string().min(1),
+    version: z.string().min(1).default("1"),
+    description: z.string().optional(),
+    /** Kind of guarded agent; picks the default fact extractors ("ehragent", "seeact", "tools", "web"). */
+    agent: z.string().optional(),
+    /** I_s: the guarded agent's specification. */
+    specification: z.string(),
+    /** I_r: the guard requests, in natural language. */
+    requests: z.string(),
+    /** The compiled rules; absent for a policy only the model-based engines can apply. */
+    rules: RulesSchema.optional(),
+  })
+  .strict();
+export type Policy = z.output<typeof PolicySchema>;
+export type PolicyInput = z.input<typeof PolicySchema>;
+
+/** The on-disk form: long texts may live in files beside the policy. */
+export const PolicyFileSchema = PolicySchema.extend({
+  specification: TextOrFileSchema,
+  requests: TextOrFileSchema,
+});
+export type PolicyFile = z.input<typeof PolicyFileSchema>;
+
+export function isCompiled(policy: Policy): boolean {
+  const r = policy.rules;
+  if (!r) return false;
+  return Boolean(
+    r.access?.rules.length ||
+      r.attributeRules?.length ||
+      r.toolRules?.length ||
+      r.toolDefault ||
+      r.temporalRules?.length,
+  );
+}
+
+export function policyRef(policy: Policy): { name: string; version: string } {
+  return { name: policy.name, version: policy.version };
+}

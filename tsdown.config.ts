@@ -1,0 +1,18 @@
+import { defineConfig } from "tsdown";
+
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    "server/index": "src/server/index.ts",
+    "mcp/index": "src/mcp/index.ts",
+    "testing/index": "src/testing/index.ts",
+    "cli/main": "src/cli/main.ts",
+  },
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  external: ["node-llama-cpp", "better-sqlite3", "pg"],
+});
