@@ -145,6 +145,9 @@ export const PredicateSchema = z
     description: z.string().min(1),
     binding: BindingSchema.optional(),
     source: z.string().optional(),
+    /** Where the predicate applies (e.g. "task:12", "site:gitlab"); absent = everywhere. */
+    scope: z.string().optional(),
+    meta: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 export type Predicate = z.output<typeof PredicateSchema>;
@@ -164,6 +167,16 @@ export const TemporalRuleSchema = z
     message: z.string().optional(),
     countermeasure: z.string().optional(),
     source: z.string().optional(),
+    /** Where the rule applies (e.g. "task:12", "site:gitlab"); absent = everywhere. */
+    scope: z.string().optional(),
+    /**
+     * When the formula is judged: "step" = at every step on the trajectory so far (safety rules; a
+     * violation blocks the step), "end" = only once the trajectory is complete (obligations such as
+     * "the sequence a, b must occur").
+     */
+    check: z.enum(["step", "end"]).default("step"),
+    /** Importer- or evaluator-specific facts (e.g. the benchmark eval type the rule came from). */
+    meta: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 export type TemporalRule = z.output<typeof TemporalRuleSchema>;
