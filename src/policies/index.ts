@@ -1,0 +1,3 @@
+/** Policy files: loading bundled and user policies, verification, and the bundled policy names. */
+export * from "./load-policy.js";
+export * from "./package-root.js";
