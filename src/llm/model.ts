@@ -63,7 +63,10 @@ export interface ModelClient {
   generateText(options: GenerateTextOptions): Promise<ModelCallResult>;
   generateObject<T>(options: GenerateObjectOptions<T>): Promise<ModelCallResult & { object: T }>;
   /** Embeddings, when the provider offers them (used for vagueness scores); undefined otherwise. */
-  embed?(options: { values: string[]; signal?: AbortSignal }): Promise<{ embeddings: number[][]; usage: ModelUsage }>;
+  embed?(options: {
+    values: string[];
+    signal?: AbortSignal;
+  }): Promise<{ embeddings: number[][]; usage: ModelUsage }>;
   /** Cumulative counters since the client was made. */
   stats(): ModelStats;
   close?(): Promise<void>;

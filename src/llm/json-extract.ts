@@ -1,0 +1,77 @@
+/**
+ * Lenient JSON extraction from model replies. Models wrap JSON in prose, code fences or reasoning
+ * blocks even when told not to; rather than fail the check, take the JSON the reply contains and let
+ * schema validation (and a re-ask) judge it.
+ */
+
+export type JsonExtraction = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** Reasoning models (Qwen3, DeepSeek-R1...) put their thoughts first; those may contain braces. */
+const THINK_BLOCK = /<think>[\s\S]*?<\/think>/gi;
+const FENCE = /```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/g;
+/** Bounds the work on long, brace-heavy replies that hold no valid JSON. */
+const MAX_CANDIDATES = 64;
+
+function tryParse(text: string): { ok: true; value: unknown } | undefined {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Index just past the bracket that closes the one at `start`, skipping strings; -1 when unbalanced. */
+function matchingEnd(text: string, start: number): number {
+  const stack: string[] = [];
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "{") stack.push("}");
+    else if (ch === "[") stack.push("]");
+    else if (ch === "}" || ch === "]") {
+      if (stack.pop() !== ch) return -1;
+      if (stack.length === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** The first balanced object/array in the text that parses, scanning left to right (so the outermost). */
+function scanForJson(text: string): { ok: true; value: unknown } | undefined {
+  let tried = 0;
+  for (let i = 0; i < text.length && tried < MAX_CANDIDATES; i++) {
+    const ch = text[i];
+    if (ch !== "{" && ch !== "[") continue;
+    const end = matchingEnd(text, i);
+    if (end < 0) continue;
+    tried++;
+    const parsed = tryParse(text.slice(i, end));
+    if (parsed) return parsed;
+  }
+  return undefined;
+}
+
+export function extractJson(options: { text: string }): JsonExtraction {
+  const text = options.text.replace(THINK_BLOCK, "").trim();
+  if (text === "") return { ok: false, error: "the reply is empty; expected a JSON value" };
+  const whole = tryParse(text);
+  if (whole) return whole;
+  for (const match of text.matchAll(FENCE)) {
+    const body = (match[1] ?? "").trim();
+    const parsed = tryParse(body) ?? scanForJson(body);
+    if (parsed) return parsed;
+  }
+  const scanned = scanForJson(text);
+  if (scanned) return scanned;
+  const start = text.search(/[[{]/);
+  if (start >= 0 && matchingEnd(text, start) < 0) {
+    return { ok: false, error: "the JSON in the reply is incomplete (cut off or unbalanced brackets)" };
+  }
+  return { ok: false, error: "the reply contains no parseable JSON object or array" };
+}

@@ -1,0 +1,143 @@
+/**
+ * A loopback server speaking the OpenAI chat-completions protocol (plain and SSE streaming), plus
+ * /v1/embeddings and /v1/models, so clients are tested through their real HTTP code path with scripted
+ * answers, errors and delays. Usage is filled with word counts so accounting can be checked exactly.
+ */
+import {
+  chunkText,
+  contentText,
+  countWords,
+  hashEmbedding,
+  type ModelServer,
+  type Respond,
+  type RouteContext,
+  resolveReply,
+  type ServerMessage,
+  sendJson,
+  startModelServer,
+  writeEventStream,
+} from "./model-server-common.js";
+
+export type { ModelServer, Respond, RespondArgs, ScriptedServerReply } from "./model-server-common.js";
+
+export interface OpenAIServerOptions {
+  respond: Respond;
+  /** When set, requests must carry "Authorization: Bearer <apiKey>" or get HTTP 401. */
+  apiKey?: string;
+  /** Ids listed by /v1/models. */
+  models?: string[];
+  /** Embedding of one input text (default: a deterministic 8-dimensional hash). */
+  embed?: (text: string) => number[];
+}
+
+function openAIError(status: number, message: string) {
+  const type =
+    status === 401 ? "invalid_request_error" : status >= 500 ? "server_error" : "invalid_request_error";
+  return { error: { message, type, param: null, code: null } };
+}
+
+function toMessages(body: Record<string, unknown>): ServerMessage[] {
+  const list = Array.isArray(body.messages) ? body.messages : [];
+  return list.map((m) => {
+    const message = (m ?? {}) as { role?: unknown; content?: unknown };
+    return { role: String(message.role ?? "user"), content: contentText(message.content) };
+  });
+}
+
+async function chatCompletion(ctx: RouteContext, options: OpenAIServerOptions): Promise<void> {
+  const body = ctx.body ?? {};
+  const messages = toMessages(body);
+  const model = typeof body.model === "string" ? body.model : "unknown";
+  const reply = resolveReply(await options.respond({ messages, model, body, index: ctx.nextIndex() }));
+  if (reply.delayMs > 0 && !(await ctx.wait(reply.delayMs))) return;
+  if (reply.kind === "error") {
+    sendJson(
+      ctx.res,
+      reply.status,
+      reply.body ?? openAIError(reply.status, `scripted HTTP ${reply.status}`),
+      reply.headers,
+    );
+    return;
+  }
+  const id = `chatcmpl-${Math.random().toString(36).slice(2, 10)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const promptTokens = messages.reduce((sum, m) => sum + countWords(m.content), 0);
+  const completionTokens = countWords(reply.text);
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
+  if (body.stream !== true) {
+    sendJson(ctx.res, 200, {
+      id,
+      object: "chat.completion",
+      created,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: reply.text, refusal: null },
+          logprobs: null,
+          finish_reason: "stop",
+        },
+      ],
+      usage,
+      system_fingerprint: "warden-test",
+    });
+    return;
+  }
+  const includeUsage =
+    (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  const frame = (data: unknown) => ctx.res.write(`data: ${JSON.stringify(data)}\n\n`);
+  const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+    id,
+    object: "chat.completion.chunk",
+    created,
+    model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
+  writeEventStream(ctx.res);
+  frame(chunk({ role: "assistant", content: "" }, null));
+  for (const piece of chunkText(reply.text)) frame(chunk({ content: piece }, null));
+  frame(chunk({}, "stop"));
+  if (includeUsage) frame({ id, object: "chat.completion.chunk", created, model, choices: [], usage });
+  ctx.res.end("data: [DONE]\n\n");
+}
+
+function embeddings(ctx: RouteContext, options: OpenAIServerOptions): void {
+  const body = ctx.body ?? {};
+  const input = body.input;
+  const values = Array.isArray(input) ? input.map(String) : typeof input === "string" ? [input] : [];
+  const embed = options.embed ?? ((text: string) => hashEmbedding(text));
+  const tokens = values.reduce((sum, v) => sum + countWords(v), 0);
+  sendJson(ctx.res, 200, {
+    object: "list",
+    data: values.map((value, index) => ({ object: "embedding", index, embedding: embed(value) })),
+    model: typeof body.model === "string" ? body.model : "unknown",
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
+}
+
+export function startOpenAIServer(options: OpenAIServerOptions): Promise<ModelServer> {
+  return startModelServer({
+    prefix: "/v1",
+    async route(ctx) {
+      if (options.apiKey !== undefined && ctx.headers.authorization !== `Bearer ${options.apiKey}`) {
+        sendJson(ctx.res, 401, openAIError(401, "Incorrect API key provided"));
+        return;
+      }
+      if (ctx.method === "POST" && ctx.path === "/v1/chat/completions") return chatCompletion(ctx, options);
+      if (ctx.method === "POST" && ctx.path === "/v1/embeddings") return embeddings(ctx, options);
+      if (ctx.method === "GET" && ctx.path === "/v1/models") {
+        const ids = options.models ?? ["test-model"];
+        sendJson(ctx.res, 200, {
+          object: "list",
+          data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "warden-test" })),
+        });
+        return;
+      }
+      sendJson(ctx.res, 404, openAIError(404, `no route ${ctx.method} ${ctx.path}`));
+    },
+  });
+}
