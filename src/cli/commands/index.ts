@@ -1,6 +1,7 @@
 /** Registers every CLI command. */
 import type { Command } from "commander";
+import { registerLtlCommand } from "./ltl.js";
 
 export function registerCommands(options: { program: Command }): void {
-  void options;
+  registerLtlCommand({ program: options.program });
 }
