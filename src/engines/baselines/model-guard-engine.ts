@@ -70,6 +70,7 @@ export function createModelGuardEngine(options: ModelGuardEngineOptions): Engine
         const demos =
           options.memory && shots > 0
             ? await options.memory.retrieve({
+                policy: policy.name,
                 input: subject.input,
                 output: subject.output,
                 k: shots,

@@ -15,8 +15,10 @@ export interface GuardToolbox {
 
 export type RetrievalOrder = "most" | "least";
 
+/** Demonstrations of every policy, each policy's kept apart. */
 export interface GuardMemory {
   retrieve(options: {
+    policy: string;
     input: string;
     output: string;
     k: number;

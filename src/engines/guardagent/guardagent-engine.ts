@@ -111,6 +111,7 @@ export function createGuardAgentEngine(options: GuardAgentEngineOptions): GuardA
     try {
       if (options.memory && shots > 0) {
         demos = await options.memory.retrieve({
+          policy: policy.name,
           input: subject.input,
           output: subject.output,
           k: shots,
