@@ -1,0 +1,312 @@
+/**
+ * Who the guarded agent works for: the user's role (EICU-AC's "Identity: nursing") and attributes
+ * (Mind2Web-SC's "user_info: age: 43, domestic: True, ..."). Structured context from the caller wins
+ * over text, because text can be written by the user being checked; text is parsed only for what the
+ * context does not give. Never throws: unreadable text lowers the confidence and says why.
+ */
+
+export type Confidence = "high" | "medium" | "low" | "none";
+export type AttributeValue = boolean | number | string;
+
+export interface IdentityFacts {
+  /** Normalised role (trimmed, lower-case, single spaces), kept as written: vocabulary checks are the engine's. */
+  role?: string;
+  /** User attributes with normalised keys (lower-case, `_` for spaces and hyphens). */
+  attributes: Record<string, AttributeValue>;
+  confidence: Confidence;
+  /** Where the facts came from: "context" as soon as the caller's context gave any of them. */
+  source: "context" | "text";
+  reason?: string;
+}
+
+const ROLE_LINE = /^[ \t]*(?:user[ \t_-]*)?(?:identity|role)[ \t]*[:=][ \t]*(.*?)[ \t]*$/i;
+const ATTRIBUTE_LINE =
+  /^[ \t]*(?:user[ \t_-]*(?:info(?:rmation)?|attributes|profile)|user_info)[ \t]*[:=][ \t]*(.*?)[ \t]*$/i;
+
+/** "General  Administration " -> "general administration"; quotes and a final period go. */
+export function normalizeRole(options: { role: string }): string {
+  return options.role
+    .trim()
+    .replace(/[.\s]+$/, "")
+    .replace(/^["'“‘`]+|["'”’`]+$/g, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .toLowerCase();
+}
+
+/** "Dr License" / "dr-license" -> "dr_license". */
+export function normalizeAttributeKey(options: { key: string }): string {
+  return options.key
+    .trim()
+    .replace(/^["']+|["']+$/g, "")
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
+}
+
+/** True/true/yes -> true, False/false/no -> false, digits -> number, None/null/"" -> undefined. */
+export function coerceAttributeValue(options: { value: string }): AttributeValue | undefined {
+  const v = options.value
+    .trim()
+    .replace(/^["'“‘]+|["'”’]+$/g, "")
+    .trim();
+  if (v === "" || /^(none|null|nil|n\/a|undefined)$/i.test(v)) return undefined;
+  if (/^(true|yes)$/i.test(v)) return true;
+  if (/^(false|no)$/i.test(v)) return false;
+  if (/^[-+]?\d+(\.\d+)?$/.test(v)) return Number(v);
+  return v;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+interface Parsed {
+  attributes: Record<string, AttributeValue>;
+  problems: string[];
+}
+
+/** Python- or JSON-style dict text -> object, or null. */
+function parseDict(text: string): Record<string, unknown> | null {
+  const attempts = [
+    text,
+    text
+      .replace(/'/g, '"')
+      .replace(/\bTrue\b/g, "true")
+      .replace(/\bFalse\b/g, "false")
+      .replace(/\bNone\b/g, "null")
+      .replace(/,\s*}/g, "}"),
+  ];
+  for (const attempt of attempts) {
+    try {
+      const value: unknown = JSON.parse(attempt);
+      if (isRecord(value)) return value;
+    } catch {
+      // not this spelling; try the next
+    }
+  }
+  return null;
+}
+
+function fromRecord(record: Record<string, unknown>, parsed: Parsed, where: string): void {
+  for (const [rawKey, raw] of Object.entries(record)) {
+    const key = normalizeAttributeKey({ key: rawKey });
+    if (key === "") continue;
+    if (typeof raw === "boolean" || (typeof raw === "number" && Number.isFinite(raw))) {
+      parsed.attributes[key] = raw;
+    } else if (typeof raw === "string") {
+      const value = where === "text" ? coerceAttributeValue({ value: raw }) : raw;
+      if (value !== undefined) parsed.attributes[key] = value;
+    } else if (raw !== null && raw !== undefined) {
+      parsed.problems.push(`${where} attribute "${rawKey}" is not a boolean, number or text`);
+    }
+  }
+}
+
+/** "age: 43, domestic: True" (also JSON-ish dicts with a missing comma) -> attributes. */
+function parsePairs(text: string, parsed: Parsed): void {
+  const body = text.trim().replace(/^\{|\}$/g, "");
+  const pieces = body
+    .split(/[,;](?=(?:[^"]*"[^"]*")*[^"]*$)/)
+    // A missing separator leaves two pairs in one piece: split before each further "key:".
+    .flatMap((piece) => piece.split(/\s+(?=["']?[A-Za-z_][\w.]*["']?\s*[:=])/));
+  for (const piece of pieces) {
+    if (piece.trim() === "") continue;
+    const m = /^\s*["']?([A-Za-z_][\w .-]*?)["']?\s*[:=]\s*(.*)$/.exec(piece);
+    if (!m?.[1]) {
+      parsed.problems.push(`could not read "${piece.trim()}"`);
+      continue;
+    }
+    const key = normalizeAttributeKey({ key: m[1] });
+    const value = coerceAttributeValue({ value: m[2] ?? "" });
+    if (value === undefined) parsed.problems.push(`attribute "${key}" has no value`);
+    else parsed.attributes[key] = value;
+  }
+}
+
+function parseAttributeText(text: string): Parsed {
+  const parsed: Parsed = { attributes: {}, problems: [] };
+  const trimmed = text.trim();
+  if (trimmed.startsWith("{")) {
+    const dict = parseDict(trimmed);
+    if (dict) {
+      fromRecord(dict, parsed, "text");
+      return parsed;
+    }
+  }
+  parsePairs(trimmed, parsed);
+  return parsed;
+}
+
+/** The value of a keyed line, with continuation lines for a dict that is not closed or a dangling "key:". */
+function valueWithContinuation(
+  lines: string[],
+  index: number,
+  first: string,
+): { text: string; last: number } {
+  let text = first;
+  let last = index;
+  const open = () => (text.match(/\{/g)?.length ?? 0) > (text.match(/\}/g)?.length ?? 0);
+  const dangling = () => /[:,]\s*$/.test(text) || text.trim() === "";
+  while (last + 1 < lines.length && (open() || dangling()) && last - index < 20) {
+    last++;
+    text = `${text} ${lines[last]!.trim()}`;
+  }
+  return { text, last };
+}
+
+interface TextFacts {
+  role?: string;
+  roleConflict?: string[];
+  attributes: Record<string, AttributeValue>;
+  attributeConflict: boolean;
+  problems: string[];
+  keyed: boolean;
+  bare: boolean;
+}
+
+function parseText(input: string): TextFacts {
+  const lines = input.split(/\r?\n/);
+  const roles: string[] = [];
+  const blocks: Parsed[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const role = ROLE_LINE.exec(line);
+    if (role) {
+      const value = normalizeRole({ role: role[1] ?? "" });
+      if (value !== "") roles.push(value);
+      continue;
+    }
+    const attrs = ATTRIBUTE_LINE.exec(line);
+    if (attrs) {
+      const { text, last } = valueWithContinuation(lines, i, attrs[1] ?? "");
+      blocks.push(parseAttributeText(text));
+      i = last;
+    }
+  }
+  const facts: TextFacts = {
+    attributes: {},
+    attributeConflict: false,
+    problems: [],
+    keyed: roles.length > 0 || blocks.length > 0,
+    bare: false,
+  };
+  // The official framings put the identity before the question and user_info after the task: the
+  // first role line and the last user_info line are the ones the framework wrote.
+  if (roles.length > 0) {
+    facts.role = roles[0];
+    const distinct = [...new Set(roles)];
+    if (distinct.length > 1) facts.roleConflict = distinct;
+  }
+  if (blocks.length > 0) {
+    const last = blocks.at(-1)!;
+    facts.attributes = last.attributes;
+    facts.problems.push(...last.problems);
+    const same = (a: Parsed) =>
+      JSON.stringify(sorted(a.attributes)) === JSON.stringify(sorted(last.attributes));
+    facts.attributeConflict = blocks.some((b) => !same(b));
+  } else {
+    // No keyed line: a line holding only a dict of plain values, e.g. {"age": 37, "domestic": false}.
+    for (let i = 0; i < lines.length; i++) {
+      if (!lines[i]!.trim().startsWith("{")) continue;
+      const { text, last } = valueWithContinuation(lines, i, lines[i]!);
+      const dict = parseDict(text.trim());
+      if (
+        dict &&
+        Object.values(dict).every((v) => v === null || ["boolean", "number", "string"].includes(typeof v))
+      ) {
+        const parsed: Parsed = { attributes: {}, problems: [] };
+        fromRecord(dict, parsed, "text");
+        if (Object.keys(parsed.attributes).length > 0) {
+          facts.attributes = parsed.attributes;
+          facts.bare = true;
+        }
+      }
+      i = last;
+    }
+  }
+  return facts;
+}
+
+function sorted(record: Record<string, AttributeValue>): [string, AttributeValue][] {
+  return Object.entries(record).sort(([a], [b]) => a.localeCompare(b));
+}
+
+function fromContext(context: Record<string, unknown>): { role?: string; parsed: Parsed } {
+  const parsed: Parsed = { attributes: {}, problems: [] };
+  const user = isRecord(context.user) ? context.user : undefined;
+  let role: string | undefined;
+  for (const candidate of [context.identity, context.role, user?.role, user?.identity]) {
+    if (typeof candidate === "string" && candidate.trim() !== "") {
+      role = normalizeRole({ role: candidate });
+      break;
+    }
+  }
+  for (const source of [user, context.userInfo, context.user_info, context.attributes]) {
+    if (!isRecord(source)) continue;
+    const { role: _r, identity: _i, ...rest } = source;
+    fromRecord(rest, parsed, "context");
+  }
+  return role === undefined ? { parsed } : { role, parsed };
+}
+
+const RANK: Record<Confidence, number> = { high: 3, medium: 2, low: 1, none: 0 };
+
+/** Role and user attributes of the agent's user, from the caller's context first, then from the input text. */
+export function extractIdentity(options: { input?: unknown; context?: unknown }): IdentityFacts {
+  const reasons: string[] = [];
+  let confidence: Confidence = "high";
+  const note = (level: Confidence, why: string) => {
+    if (RANK[level] < RANK[confidence]) confidence = level;
+    reasons.push(why);
+  };
+
+  const ctx = isRecord(options.context)
+    ? fromContext(options.context)
+    : { parsed: { attributes: {}, problems: [] } };
+  const ctxRole = "role" in ctx ? ctx.role : undefined;
+  const ctxHasAttributes = Object.keys(ctx.parsed.attributes).length > 0;
+  for (const problem of ctx.parsed.problems) note("medium", problem);
+
+  const input = typeof options.input === "string" ? options.input : "";
+  if (options.input !== undefined && typeof options.input !== "string") reasons.push("the input is not text");
+  const needText = ctxRole === undefined || !ctxHasAttributes;
+  const text = needText ? parseText(input) : undefined;
+
+  let role = ctxRole;
+  let attributes = ctx.parsed.attributes;
+  let usedText = false;
+  if (role === undefined && text?.role !== undefined) {
+    role = text.role;
+    usedText = true;
+    if (text.roleConflict)
+      note("low", `several different roles in the text: ${text.roleConflict.join(", ")}`);
+  }
+  if (!ctxHasAttributes && text && Object.keys(text.attributes).length > 0) {
+    attributes = text.attributes;
+    usedText = true;
+    if (text.attributeConflict) note("low", "several different user_info lines in the text; took the last");
+    if (text.bare) note("medium", "attributes read from a dict without a user_info key");
+    for (const problem of text.problems) note("medium", problem);
+  } else if (!ctxHasAttributes && text && text.keyed && text.problems.length > 0) {
+    for (const problem of text.problems) note("low", problem);
+  }
+
+  const fromCtx = ctxRole !== undefined || ctxHasAttributes;
+  const found = role !== undefined || Object.keys(attributes).length > 0;
+  if (!found) {
+    confidence = "none";
+    reasons.push("no role or user attributes in the context or the input");
+  } else if (fromCtx && usedText) {
+    reasons.push(
+      ctxRole !== undefined ? "attributes read from the input text" : "role read from the input text",
+    );
+  }
+  return {
+    ...(role !== undefined ? { role } : {}),
+    attributes,
+    confidence,
+    source: fromCtx ? "context" : "text",
+    ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}),
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * Reads tool calls (name + arguments) out of whatever the caller hands over: OpenAI chat completions
+ * and messages, OpenAI Responses items, AI SDK results and parts, Anthropic messages, MCP `tools/call`
+ * requests, bare `{ name, arguments }` objects, or text with such JSON inside. Tool definitions
+ * (schemas) are not calls and are skipped. Never throws: unreadable arguments lower the confidence.
+ */
+import { scanEmbeddedJson } from "./embedded-json.js";
+import type { Confidence, ToolCall, ToolCallFormat, ToolCallsResult } from "./types.js";
+
+const MAX_DEPTH = 16;
+const MAX_NODES = 20_000;
+const ARG_KEYS = ["arguments", "args", "input", "parameters"] as const;
+const PLAIN_KEYS = new Set(["name", ...ARG_KEYS, "id", "type", "call_id", "callId"]);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function idOf(value: unknown): string | undefined {
+  if (typeof value === "string" && value !== "") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/** Arguments arrive as an object or as JSON text (OpenAI, Responses, AI SDK v2 `input`). */
+function readArgs(raw: unknown): Pick<ToolCall, "args" | "rawArguments" | "error"> {
+  if (raw === undefined || raw === null) return { args: {} };
+  if (isRecord(raw)) return { args: raw };
+  if (typeof raw === "string") {
+    if (raw.trim() === "") return { args: {} };
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (isRecord(parsed)) return { args: parsed };
+      return { args: {}, rawArguments: raw, error: "the arguments are JSON but not an object" };
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return { args: {}, rawArguments: raw, error: `the arguments are not valid JSON (${why})` };
+    }
+  }
+  return {
+    args: {},
+    rawArguments: JSON.stringify(raw) ?? String(raw),
+    error: "the arguments are not an object",
+  };
+}
+
+function call(format: ToolCallFormat, name: string, id: unknown, rawArgs: unknown): ToolCall {
+  const cid = idOf(id);
+  return { ...(cid !== undefined ? { id: cid } : {}), name, format, ...readArgs(rawArgs) };
+}
+
+/** A JSON schema (tool definition), not arguments. */
+function looksLikeSchema(value: unknown): boolean {
+  return isRecord(value) && (value.type === "object" || "$schema" in value) && isRecord(value.properties);
+}
+
+/** The call `node` is, or undefined. `parentKey` names where it sat (e.g. "function_call"). */
+function recognise(node: Record<string, unknown>, parentKey: string | undefined): ToolCall | undefined {
+  const fn = node.function;
+  if (isRecord(fn) && typeof fn.name === "string" && "arguments" in fn) {
+    return call("openai-chat", fn.name, node.id, fn.arguments);
+  }
+  if (node.type === "function_call" && typeof node.name === "string") {
+    return call("openai-responses", node.name, node.call_id ?? node.id, node.arguments);
+  }
+  // Older AI SDK `toolCalls` entries carry no `type`; tool-result parts share the ids but are not calls.
+  if (
+    typeof node.toolName === "string" &&
+    (node.type === "tool-call" || (node.type === undefined && "toolCallId" in node))
+  ) {
+    return call("ai-sdk", node.toolName, node.toolCallId, "input" in node ? node.input : node.args);
+  }
+  if ((node.type === "tool_use" || node.type === "server_tool_use") && typeof node.name === "string") {
+    return call("anthropic", node.name, node.id, node.input);
+  }
+  if (node.method === "tools/call" && isRecord(node.params) && typeof node.params.name === "string") {
+    return call("mcp", node.params.name, node.id, node.params.arguments);
+  }
+  if (typeof node.name === "string" && node.name !== "") {
+    const argKey = ARG_KEYS.find((k) => k in node);
+    if (argKey === undefined) return undefined;
+    if (parentKey === "function_call") return call("openai-chat", node.name, undefined, node.arguments);
+    // Only small objects of call-shaped keys: a record that merely has a `name` is not a call, and
+    // a tool definition carries a description or a schema rather than arguments.
+    if (!Object.keys(node).every((k) => PLAIN_KEYS.has(k))) return undefined;
+    const raw = node[argKey];
+    if (argKey === "parameters" && looksLikeSchema(raw)) return undefined;
+    if (!(isRecord(raw) || typeof raw === "string")) return undefined;
+    return call("plain", node.name, node.id ?? node.call_id ?? node.callId, raw);
+  }
+  return undefined;
+}
+
+interface Walk {
+  calls: ToolCall[];
+  nodes: number;
+  seen: Set<object>;
+  truncated: boolean;
+}
+
+function walk(value: unknown, state: Walk, depth: number, parentKey: string | undefined): void {
+  if (depth > MAX_DEPTH || state.nodes >= MAX_NODES) {
+    state.truncated = true;
+    return;
+  }
+  if (typeof value !== "object" || value === null) return;
+  if (state.seen.has(value)) return;
+  state.seen.add(value);
+  state.nodes++;
+  if (Array.isArray(value)) {
+    for (const item of value) walk(item, state, depth + 1, parentKey);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  const found = recognise(record, parentKey);
+  if (found) {
+    // Arguments may themselves hold call-shaped data; they are the call's content, not more calls.
+    state.calls.push(found);
+    return;
+  }
+  for (const [key, child] of Object.entries(record)) walk(child, state, depth + 1, key);
+}
+
+/** Drops repeats of the same call (AI SDK results list each call under `toolCalls`, `steps` and `content`). */
+function dedupe(calls: ToolCall[]): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.filter((c) => {
+    if (c.id === undefined) return true;
+    const key = `${c.id}\u0000${c.name}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function fromStructured(value: unknown): { calls: ToolCall[]; truncated: boolean } {
+  const state: Walk = { calls: [], nodes: 0, seen: new Set(), truncated: false };
+  walk(value, state, 0, undefined);
+  return { calls: dedupe(state.calls), truncated: state.truncated };
+}
+
+const CALL_LIKE = /"(?:name|tool|toolName|function)"\s*:/;
+
+function result(calls: ToolCall[], base: Confidence, reasons: string[]): ToolCallsResult {
+  let confidence: Confidence = calls.length === 0 ? "none" : base;
+  const broken = calls.filter((c) => c.error !== undefined);
+  if (broken.length > 0) {
+    confidence = "low";
+    for (const c of broken) reasons.push(`${c.name}: ${c.error}`);
+  }
+  return { calls, confidence, ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}) };
+}
+
+/** Every tool call in `value`, in the order they appear, with how reliably they were read. */
+export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
+  const { value } = options;
+  const reasons: string[] = [];
+  if (typeof value !== "string") {
+    const { calls, truncated } = fromStructured(value);
+    if (truncated) reasons.push("the value is very large or deep; only part of it was read");
+    if (calls.length === 0) reasons.push("no tool call in the value");
+    return result(calls, truncated ? "medium" : "high", reasons);
+  }
+  const text = value.trim();
+  if (text === "") return { calls: [], confidence: "none", reason: "the text is empty" };
+  try {
+    // Text that is JSON as a whole is as structured as an object.
+    const whole: unknown = JSON.parse(text);
+    if (typeof whole === "object" && whole !== null) {
+      const { calls } = fromStructured(whole);
+      if (calls.length === 0) reasons.push("no tool call in the JSON text");
+      return result(calls, "high", reasons);
+    }
+  } catch {
+    // prose; look inside it
+  }
+  const scan = scanEmbeddedJson({ text });
+  const calls = dedupe(scan.values.flatMap((v) => fromStructured(v.value).calls));
+  if (calls.length > 0) {
+    reasons.push("calls read from JSON inside text");
+    return result(calls, "medium", reasons);
+  }
+  if (scan.unparsed.some((s) => CALL_LIKE.test(s))) {
+    return {
+      calls: [],
+      confidence: "low",
+      reason: "the text holds something shaped like a tool call that is not valid JSON",
+    };
+  }
+  return { calls: [], confidence: "none", reason: "no tool call in the text" };
+}
