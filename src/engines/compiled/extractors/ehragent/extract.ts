@@ -1,0 +1,69 @@
+/**
+ * The EHRAgent fact extractor: from the Python code EHRAgent generated, the tables and columns it reads.
+ * Parses the code (py-parser.ts) and runs the abstract interpreter (interpreter.ts) against the database
+ * schema. Confidence is "high" only when the code parsed and every read was resolved; otherwise "low", so
+ * that an `auto` engine can fall back to a model. Never throws.
+ */
+import { z } from "zod";
+import { toWardenError } from "../../../../core/errors.js";
+import { interpretModule } from "./interpreter.js";
+import { parsePython } from "./py-parser.js";
+import { type DatabaseSchema, EICU_SCHEMA, normalizeSchema } from "./schema.js";
+
+export interface EhrAgentAccess {
+  /** table -> columns the code reads, both sorted, each column once. */
+  tables: Record<string, string[]>;
+  /**
+   * Tables whose every column the code exposes (a whole DataFrame printed or left in `answer`, SQL
+   * `select *`); their columns are all in `tables`. Sorted.
+   */
+  wholeTables: string[];
+  confidence: "high" | "low";
+  /** What could not be determined, e.g. a condition built from a value only known at run time. */
+  unresolved: string[];
+  /** Parse errors and other failures (bad input, SQL the parser rejects, analysis budget). */
+  errors: string[];
+}
+
+function failed(errors: string[]): EhrAgentAccess {
+  return { tables: {}, wholeTables: [], confidence: "low", unresolved: [], errors };
+}
+
+/** Tables and columns read by EHRAgent code. `schema` defaults to the eICU schema of EICU-AC. */
+export function extractEhrAgentAccess(options: { code: string; schema?: DatabaseSchema }): EhrAgentAccess {
+  const given: { code?: unknown; schema?: unknown } =
+    typeof options === "object" && options !== null ? options : {};
+  const input = z.object({ code: z.string() }).safeParse(given);
+  if (!input.success) return failed(["code: expected the generated code as a string"]);
+  let schema: DatabaseSchema = EICU_SCHEMA;
+  if (given.schema !== undefined) {
+    try {
+      schema = normalizeSchema({ schema: given.schema });
+    } catch (error) {
+      return failed([toWardenError({ error }).message]);
+    }
+  }
+  const code = input.data.code;
+  if (code.trim() === "") return failed(["code: the generated code is empty"]);
+  let module: ReturnType<typeof parsePython>;
+  try {
+    module = parsePython({ source: code });
+  } catch (error) {
+    return failed([
+      toWardenError({ error, code: "EXTRACTION_FAILED", message: "the code could not be parsed" }).message,
+    ]);
+  }
+  const result = interpretModule({ module, schema });
+  const tables: Record<string, string[]> = {};
+  for (const table of [...result.reads.keys()].sort()) {
+    const columns = [...(result.reads.get(table) ?? [])].sort();
+    if (columns.length > 0) tables[table] = columns;
+  }
+  return {
+    tables,
+    wholeTables: [...result.wholeTables].sort(),
+    confidence: result.errors.length === 0 && result.unresolved.length === 0 ? "high" : "low",
+    unresolved: result.unresolved,
+    errors: result.errors,
+  };
+}

@@ -1,0 +1,1081 @@
+/**
+ * Recursive-descent parser from tokens (py-tokenizer.ts) to the AST in py-ast.ts. It follows CPython's
+ * grammar for statements and expression precedence, including f-strings (parsed into literal text and
+ * replacement fields), comprehensions, lambdas, slices, starred arguments and chained comparisons.
+ * Malformed input raises a WardenError (EXTRACTION_FAILED) naming the line and column.
+ */
+import type {
+  ExceptHandler,
+  Expr,
+  FStringPart,
+  Generator,
+  Keyword,
+  Loc,
+  Module,
+  Param,
+  Stmt,
+} from "./py-ast.js";
+import { decodePythonEscapes, syntaxError, type Token, tokenizePython } from "./py-tokenizer.js";
+
+/** A list of words written as one block of text. */
+const words = (text: string): string[] => text.trim().split(/\s+/);
+
+const KEYWORDS = new Set(
+  words(`
+  and as assert async await break class continue def del elif else except finally for from global if
+  import in is lambda nonlocal not or pass raise return try while with yield
+`),
+);
+
+const AUGMENTED = new Set(["+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=", "&=", "|=", "^=", "@="]);
+const COMPARISONS = new Set(["<", ">", "==", ">=", "<=", "!=", "<>"]);
+
+/** Parses a whole Python module. */
+export function parsePython(options: { source: string }): Module {
+  const parser = new Parser(tokenizePython({ source: options.source }));
+  return parser.parseModule();
+}
+
+/** Parses a single Python expression (used for f-string fields and tests). */
+export function parsePythonExpression(options: { source: string }): Expr {
+  // Parenthesised so that a field such as `x\n+ y` or leading spaces parse as they do inside `{...}`.
+  const parser = new Parser(tokenizePython({ source: `(${options.source}\n)` }));
+  const expr = parser.parseStandaloneExpression();
+  return expr;
+}
+
+class Parser {
+  private pos = 0;
+
+  constructor(private readonly tokens: Token[]) {}
+
+  parseModule(): Module {
+    const body: Stmt[] = [];
+    while (!this.atKind("eof")) {
+      if (this.atKind("newline")) {
+        this.pos++;
+        continue;
+      }
+      if (this.atKind("indent")) throw this.error("unexpected indent");
+      body.push(...this.parseStatement());
+    }
+    return { body };
+  }
+
+  parseStandaloneExpression(): Expr {
+    this.expectOp("(");
+    const expr = this.parseExprList({ allowStar: true });
+    this.expectOp(")");
+    while (this.atKind("newline")) this.pos++;
+    if (!this.atKind("eof")) throw this.error("unexpected text after expression");
+    return expr;
+  }
+
+  // ---------------------------------------------------------------- token helpers
+
+  private peek(offset = 0): Token {
+    return this.tokens[Math.min(this.pos + offset, this.tokens.length - 1)]!;
+  }
+
+  private atKind(kind: Token["kind"]): boolean {
+    return this.peek().kind === kind;
+  }
+
+  private atOp(value: string, offset = 0): boolean {
+    const token = this.peek(offset);
+    return token.kind === "op" && token.value === value;
+  }
+
+  private atKeyword(value: string, offset = 0): boolean {
+    const token = this.peek(offset);
+    return token.kind === "name" && token.value === value;
+  }
+
+  private next(): Token {
+    const token = this.peek();
+    if (this.pos < this.tokens.length - 1) this.pos++;
+    return token;
+  }
+
+  private acceptOp(value: string): boolean {
+    if (!this.atOp(value)) return false;
+    this.pos++;
+    return true;
+  }
+
+  private acceptKeyword(value: string): boolean {
+    if (!this.atKeyword(value)) return false;
+    this.pos++;
+    return true;
+  }
+
+  private expectOp(value: string): Token {
+    if (!this.atOp(value)) throw this.error(`expected "${value}"`);
+    return this.next();
+  }
+
+  private expectKeyword(value: string): Token {
+    if (!this.atKeyword(value)) throw this.error(`expected "${value}"`);
+    return this.next();
+  }
+
+  private expectName(): string {
+    const token = this.peek();
+    if (token.kind !== "name" || KEYWORDS.has(token.value)) throw this.error("expected a name");
+    this.pos++;
+    return token.value;
+  }
+
+  private expectNewline(): void {
+    if (this.atKind("newline")) {
+      this.pos++;
+      return;
+    }
+    if (this.atKind("eof") || this.atKind("dedent")) return;
+    throw this.error("expected end of line");
+  }
+
+  private loc(token: Token = this.peek()): Loc {
+    return { line: token.line, col: token.col };
+  }
+
+  private error(message: string) {
+    const token = this.peek();
+    const found =
+      token.kind === "eof"
+        ? "end of input"
+        : token.kind === "newline"
+          ? "end of line"
+          : token.kind === "indent"
+            ? "indent"
+            : token.kind === "dedent"
+              ? "dedent"
+              : JSON.stringify(token.value);
+    return syntaxError({ message: `${message}, found ${found}`, line: token.line, col: token.col });
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  private parseStatement(): Stmt[] {
+    const token = this.peek();
+    if (token.kind === "name") {
+      switch (token.value) {
+        case "if":
+          return [this.parseIf()];
+        case "for":
+          return [this.parseFor()];
+        case "while":
+          return [this.parseWhile()];
+        case "def":
+          return [this.parseDef([])];
+        case "class":
+          return [this.parseClass([])];
+        case "try":
+          return [this.parseTry()];
+        case "with":
+          return [this.parseWith()];
+        case "async":
+          this.pos++;
+          return this.parseStatement();
+      }
+    }
+    if (this.atOp("@")) return [this.parseDecorated()];
+    const statements = [this.parseSimpleStatement()];
+    while (this.acceptOp(";")) {
+      if (this.atKind("newline") || this.atKind("eof")) break;
+      statements.push(this.parseSimpleStatement());
+    }
+    this.expectNewline();
+    return statements;
+  }
+
+  private parseBlock(): Stmt[] {
+    this.expectOp(":");
+    if (!this.atKind("newline")) {
+      // Simple statements on the same line as the header: `if x: y = 1; z = 2`.
+      const statements = [this.parseSimpleStatement()];
+      while (this.acceptOp(";")) {
+        if (this.atKind("newline") || this.atKind("eof")) break;
+        statements.push(this.parseSimpleStatement());
+      }
+      this.expectNewline();
+      return statements;
+    }
+    this.next();
+    if (!this.atKind("indent")) throw this.error("expected an indented block");
+    this.next();
+    const body: Stmt[] = [];
+    while (!this.atKind("dedent") && !this.atKind("eof")) {
+      if (this.atKind("newline")) {
+        this.pos++;
+        continue;
+      }
+      body.push(...this.parseStatement());
+    }
+    if (this.atKind("dedent")) this.next();
+    return body;
+  }
+
+  private parseIf(): Stmt {
+    const start = this.loc();
+    this.next();
+    const test = this.parseNamedTest();
+    const body = this.parseBlock();
+    let orelse: Stmt[] = [];
+    if (this.atKeyword("elif")) {
+      orelse = [this.parseIf()];
+    } else if (this.acceptKeyword("else")) {
+      orelse = this.parseBlock();
+    }
+    return { type: "If", test, body, orelse, ...start };
+  }
+
+  private parseFor(): Stmt {
+    const start = this.loc();
+    this.next();
+    const target = this.parseTargetList();
+    this.expectKeyword("in");
+    const iter = this.parseExprList({ allowStar: true });
+    const body = this.parseBlock();
+    const orelse = this.acceptKeyword("else") ? this.parseBlock() : [];
+    return { type: "For", target, iter, body, orelse, ...start };
+  }
+
+  private parseWhile(): Stmt {
+    const start = this.loc();
+    this.next();
+    const test = this.parseNamedTest();
+    const body = this.parseBlock();
+    const orelse = this.acceptKeyword("else") ? this.parseBlock() : [];
+    return { type: "While", test, body, orelse, ...start };
+  }
+
+  private parseDecorated(): Stmt {
+    const decorators: Expr[] = [];
+    while (this.acceptOp("@")) {
+      decorators.push(this.parseNamedTest());
+      this.expectNewline();
+    }
+    if (this.acceptKeyword("async")) return this.parseDef(decorators);
+    if (this.atKeyword("def")) return this.parseDef(decorators);
+    if (this.atKeyword("class")) return this.parseClass(decorators);
+    throw this.error("expected def or class after decorator");
+  }
+
+  private parseDef(decorators: Expr[]): Stmt {
+    const start = this.loc();
+    this.expectKeyword("def");
+    const name = this.expectName();
+    this.expectOp("(");
+    const params = this.parseParams(")");
+    this.expectOp(")");
+    if (this.acceptOp("->")) this.parseTest();
+    const body = this.parseBlock();
+    return { type: "FunctionDef", name, params, body, decorators, ...start };
+  }
+
+  private parseParams(closer: string): Param[] {
+    const params: Param[] = [];
+    while (!this.atOp(closer)) {
+      if (this.acceptOp("/")) {
+        // positional-only marker
+      } else if (this.acceptOp("**")) {
+        params.push({ name: this.expectName(), kind: "kwargs" });
+        if (closer === ")" && this.acceptOp(":")) this.parseTest();
+      } else if (this.acceptOp("*")) {
+        if (this.peek().kind === "name") {
+          params.push({ name: this.expectName(), kind: "varargs" });
+          if (closer === ")" && this.acceptOp(":")) this.parseTest();
+        }
+      } else {
+        const name = this.expectName();
+        if (closer === ")" && this.acceptOp(":")) this.parseTest();
+        const param: Param = { name, kind: "normal" };
+        if (this.acceptOp("=")) param.default = this.parseTest();
+        params.push(param);
+      }
+      if (!this.acceptOp(",")) break;
+    }
+    return params;
+  }
+
+  private parseClass(_decorators: Expr[]): Stmt {
+    const start = this.loc();
+    this.expectKeyword("class");
+    const name = this.expectName();
+    let bases: Expr[] = [];
+    if (this.acceptOp("(")) {
+      const call = this.parseArguments();
+      bases = call.args;
+      this.expectOp(")");
+    }
+    const body = this.parseBlock();
+    return { type: "ClassDef", name, bases, body, ...start };
+  }
+
+  private parseTry(): Stmt {
+    const start = this.loc();
+    this.next();
+    const body = this.parseBlock();
+    const handlers: ExceptHandler[] = [];
+    while (this.atKeyword("except")) {
+      this.next();
+      this.acceptOp("*");
+      let exceptionType: Expr | null = null;
+      let name: string | null = null;
+      if (!this.atOp(":")) {
+        exceptionType = this.parseTest();
+        if (this.acceptOp(",")) {
+          // Python 2 style `except E, e` and tuples without parentheses are tolerated.
+          const more = [exceptionType];
+          while (!this.atOp(":") && !this.atKeyword("as")) {
+            more.push(this.parseTest());
+            if (!this.acceptOp(",")) break;
+          }
+          exceptionType = { type: "Tuple", elts: more, line: exceptionType.line, col: exceptionType.col };
+        }
+        if (this.acceptKeyword("as")) name = this.expectName();
+      }
+      handlers.push({ exceptionType, name, body: this.parseBlock() });
+    }
+    const orelse = this.acceptKeyword("else") ? this.parseBlock() : [];
+    const finalbody = this.acceptKeyword("finally") ? this.parseBlock() : [];
+    if (handlers.length === 0 && finalbody.length === 0) throw this.error("expected except or finally");
+    return { type: "Try", body, handlers, orelse, finalbody, ...start };
+  }
+
+  private parseWith(): Stmt {
+    const start = this.loc();
+    this.next();
+    const parenthesised = this.atOp("(") && this.withItemsAreParenthesised();
+    if (parenthesised) this.next();
+    const items: { context: Expr; target: Expr | null }[] = [];
+    do {
+      if (parenthesised && this.atOp(")")) break;
+      const context = this.parseTest();
+      const target = this.acceptKeyword("as") ? this.parseTarget() : null;
+      items.push({ context, target });
+    } while (this.acceptOp(","));
+    if (parenthesised) this.expectOp(")");
+    const body = this.parseBlock();
+    return { type: "With", items, body, ...start };
+  }
+
+  private withItemsAreParenthesised(): boolean {
+    // `with (a as b, c as d):` versus `with (a).b as c:`: look for the closing paren followed by ":".
+    let level = 0;
+    for (let i = this.pos; i < this.tokens.length; i++) {
+      const token = this.tokens[i]!;
+      if (token.kind === "op" && (token.value === "(" || token.value === "[" || token.value === "{")) level++;
+      if (token.kind === "op" && (token.value === ")" || token.value === "]" || token.value === "}")) {
+        level--;
+        if (level === 0) {
+          const after = this.tokens[i + 1];
+          return after?.kind === "op" && after.value === ":";
+        }
+      }
+      if (token.kind === "newline" || token.kind === "eof") return false;
+    }
+    return false;
+  }
+
+  private parseSimpleStatement(): Stmt {
+    const token = this.peek();
+    const start = this.loc(token);
+    if (token.kind === "name") {
+      switch (token.value) {
+        case "pass":
+          this.next();
+          return { type: "Pass", ...start };
+        case "break":
+          this.next();
+          return { type: "Break", ...start };
+        case "continue":
+          this.next();
+          return { type: "Continue", ...start };
+        case "return": {
+          this.next();
+          const value = this.atStatementEnd() ? null : this.parseExprList({ allowStar: true });
+          return { type: "Return", value, ...start };
+        }
+        case "raise": {
+          this.next();
+          const exc = this.atStatementEnd() ? null : this.parseTest();
+          if (this.acceptKeyword("from")) this.parseTest();
+          return { type: "Raise", exc, ...start };
+        }
+        case "global":
+        case "nonlocal": {
+          this.next();
+          const names = [this.expectName()];
+          while (this.acceptOp(",")) names.push(this.expectName());
+          return { type: "Global", names, ...start };
+        }
+        case "del": {
+          this.next();
+          const target = this.parseExprList({ allowStar: false });
+          return { type: "Del", targets: target.type === "Tuple" ? target.elts : [target], ...start };
+        }
+        case "assert": {
+          this.next();
+          const test = this.parseTest();
+          const msg = this.acceptOp(",") ? this.parseTest() : null;
+          return { type: "Assert", test, msg, ...start };
+        }
+        case "import":
+          return this.parseImport();
+        case "from":
+          return this.parseFromImport();
+      }
+    }
+    return this.parseExpressionStatement();
+  }
+
+  private atStatementEnd(): boolean {
+    return this.atKind("newline") || this.atKind("eof") || this.atKind("dedent") || this.atOp(";");
+  }
+
+  private parseDottedName(): string {
+    let name = this.expectName();
+    while (this.acceptOp(".")) name += `.${this.expectName()}`;
+    return name;
+  }
+
+  private parseImport(): Stmt {
+    const start = this.loc();
+    this.next();
+    const modules: string[] = [];
+    do {
+      modules.push(this.parseDottedName());
+      if (this.acceptKeyword("as")) this.expectName();
+    } while (this.acceptOp(","));
+    return { type: "Import", modules, ...start };
+  }
+
+  private parseFromImport(): Stmt {
+    const start = this.loc();
+    this.next();
+    let module = "";
+    while (this.atOp(".") || this.atOp("...")) module += this.next().value;
+    if (!this.atKeyword("import")) module += this.parseDottedName();
+    this.expectKeyword("import");
+    if (this.acceptOp("*")) return { type: "Import", modules: [module], ...start };
+    const parenthesised = this.acceptOp("(");
+    do {
+      if (parenthesised && this.atOp(")")) break;
+      this.expectName();
+      if (this.acceptKeyword("as")) this.expectName();
+    } while (this.acceptOp(","));
+    if (parenthesised) this.expectOp(")");
+    return { type: "Import", modules: [module], ...start };
+  }
+
+  private parseExpressionStatement(): Stmt {
+    const start = this.loc();
+    const first = this.parseExprList({ allowStar: true });
+    if (this.atOp("=")) {
+      const targets: Expr[] = [first];
+      let value: Expr = first;
+      while (this.acceptOp("=")) {
+        value = this.parseExprList({ allowStar: true });
+        targets.push(value);
+      }
+      targets.pop();
+      return { type: "Assign", targets, value, ...start };
+    }
+    const token = this.peek();
+    if (token.kind === "op" && AUGMENTED.has(token.value)) {
+      this.next();
+      const value = this.parseExprList({ allowStar: true });
+      return { type: "AugAssign", target: first, op: token.value.slice(0, -1), value, ...start };
+    }
+    if (this.acceptOp(":")) {
+      const annotation = this.parseTest();
+      const value = this.acceptOp("=") ? this.parseExprList({ allowStar: true }) : null;
+      return { type: "AnnAssign", target: first, annotation, value, ...start };
+    }
+    return { type: "ExprStmt", value: first, ...start };
+  }
+
+  // ---------------------------------------------------------------- targets
+
+  /** `for` and comprehension targets: a comma list of targets, stopping before `in`. */
+  private parseTargetList(): Expr {
+    const start = this.loc();
+    const first = this.parseTarget();
+    if (!this.atOp(",")) return first;
+    const elts = [first];
+    while (this.acceptOp(",")) {
+      if (this.atKeyword("in") || this.atOp("=")) break;
+      elts.push(this.parseTarget());
+    }
+    return { type: "Tuple", elts, ...start };
+  }
+
+  private parseTarget(): Expr {
+    const start = this.loc();
+    if (this.acceptOp("*")) return { type: "Starred", value: this.parseTarget(), double: false, ...start };
+    return this.parseBitOr();
+  }
+
+  // ---------------------------------------------------------------- expressions
+
+  private canStartExpression(): boolean {
+    const token = this.peek();
+    if (token.kind === "name") {
+      return (
+        !KEYWORDS.has(token.value) ||
+        token.value === "not" ||
+        token.value === "lambda" ||
+        token.value === "await" ||
+        token.value === "yield"
+      );
+    }
+    if (token.kind === "number" || token.kind === "string") return true;
+    return token.kind === "op" && ["(", "[", "{", "-", "+", "~", "*", "**", "..."].includes(token.value);
+  }
+
+  /** A comma-separated expression list; more than one element (or a trailing comma) makes a Tuple. */
+  private parseExprList(options: { allowStar: boolean }): Expr {
+    const start = this.loc();
+    const first = this.parseStarOrTest(options.allowStar);
+    if (!this.atOp(",")) return first;
+    const elts = [first];
+    while (this.acceptOp(",")) {
+      if (!this.canStartExpression()) break;
+      elts.push(this.parseStarOrTest(options.allowStar));
+    }
+    return { type: "Tuple", elts, ...start };
+  }
+
+  private parseStarOrTest(allowStar: boolean): Expr {
+    const start = this.loc();
+    if (allowStar && this.acceptOp("*")) {
+      return { type: "Starred", value: this.parseBitOr(), double: false, ...start };
+    }
+    if (this.atKeyword("yield")) {
+      this.next();
+      if (this.acceptKeyword("from")) return this.parseTest();
+      if (this.atStatementEnd() || this.atOp(")"))
+        return { type: "Constant", value: null, kind: "none", ...start };
+      return this.parseExprList({ allowStar: true });
+    }
+    return this.parseNamedTest();
+  }
+
+  /** test with an optional walrus: `name := value`. */
+  private parseNamedTest(): Expr {
+    const start = this.loc();
+    if (this.peek().kind === "name" && this.atOp(":=", 1)) {
+      const target = this.expectName();
+      this.next();
+      return { type: "NamedExpr", target, value: this.parseTest(), ...start };
+    }
+    return this.parseTest();
+  }
+
+  private parseTest(): Expr {
+    const start = this.loc();
+    if (this.atKeyword("lambda")) return this.parseLambda();
+    const body = this.parseOrTest();
+    if (this.atKeyword("if")) {
+      this.next();
+      const test = this.parseOrTest();
+      this.expectKeyword("else");
+      const orelse = this.parseTest();
+      return { type: "IfExp", test, body, orelse, ...start };
+    }
+    return body;
+  }
+
+  private parseLambda(): Expr {
+    const start = this.loc();
+    this.expectKeyword("lambda");
+    const params = this.parseParams(":");
+    this.expectOp(":");
+    const body = this.parseTest();
+    return { type: "Lambda", params, body, ...start };
+  }
+
+  private parseOrTest(): Expr {
+    const start = this.loc();
+    const first = this.parseAndTest();
+    if (!this.atKeyword("or")) return first;
+    const values = [first];
+    while (this.acceptKeyword("or")) values.push(this.parseAndTest());
+    return { type: "BoolOp", op: "or", values, ...start };
+  }
+
+  private parseAndTest(): Expr {
+    const start = this.loc();
+    const first = this.parseNotTest();
+    if (!this.atKeyword("and")) return first;
+    const values = [first];
+    while (this.acceptKeyword("and")) values.push(this.parseNotTest());
+    return { type: "BoolOp", op: "and", values, ...start };
+  }
+
+  private parseNotTest(): Expr {
+    const start = this.loc();
+    if (this.acceptKeyword("not"))
+      return { type: "UnaryOp", op: "not", operand: this.parseNotTest(), ...start };
+    return this.parseComparison();
+  }
+
+  private parseComparison(): Expr {
+    const start = this.loc();
+    const left = this.parseBitOr();
+    const ops: string[] = [];
+    const comparators: Expr[] = [];
+    for (;;) {
+      const token = this.peek();
+      let op: string | null = null;
+      if (token.kind === "op" && COMPARISONS.has(token.value)) {
+        op = token.value === "<>" ? "!=" : token.value;
+        this.next();
+      } else if (this.atKeyword("in")) {
+        op = "in";
+        this.next();
+      } else if (this.atKeyword("not") && this.atKeyword("in", 1)) {
+        op = "not in";
+        this.pos += 2;
+      } else if (this.atKeyword("is")) {
+        this.next();
+        op = this.acceptKeyword("not") ? "is not" : "is";
+      }
+      if (op === null) break;
+      ops.push(op);
+      comparators.push(this.parseBitOr());
+    }
+    if (ops.length === 0) return left;
+    return { type: "Compare", left, ops, comparators, ...start };
+  }
+
+  private parseBinaryLevel(operators: string[], next: () => Expr): Expr {
+    const start = this.loc();
+    let left = next();
+    for (;;) {
+      const token = this.peek();
+      if (token.kind !== "op" || !operators.includes(token.value)) return left;
+      this.next();
+      left = { type: "BinOp", op: token.value, left, right: next(), ...start };
+    }
+  }
+
+  private parseBitOr(): Expr {
+    return this.parseBinaryLevel(["|"], () => this.parseBitXor());
+  }
+
+  private parseBitXor(): Expr {
+    return this.parseBinaryLevel(["^"], () => this.parseBitAnd());
+  }
+
+  private parseBitAnd(): Expr {
+    return this.parseBinaryLevel(["&"], () => this.parseShift());
+  }
+
+  private parseShift(): Expr {
+    return this.parseBinaryLevel(["<<", ">>"], () => this.parseArith());
+  }
+
+  private parseArith(): Expr {
+    return this.parseBinaryLevel(["+", "-"], () => this.parseTerm());
+  }
+
+  private parseTerm(): Expr {
+    return this.parseBinaryLevel(["*", "/", "//", "%", "@"], () => this.parseFactor());
+  }
+
+  private parseFactor(): Expr {
+    const start = this.loc();
+    const token = this.peek();
+    if (token.kind === "op" && (token.value === "-" || token.value === "+" || token.value === "~")) {
+      this.next();
+      return { type: "UnaryOp", op: token.value, operand: this.parseFactor(), ...start };
+    }
+    return this.parsePower();
+  }
+
+  private parsePower(): Expr {
+    const start = this.loc();
+    this.acceptKeyword("await");
+    const base = this.parseAtomWithTrailers();
+    if (this.acceptOp("**")) {
+      return { type: "BinOp", op: "**", left: base, right: this.parseFactor(), ...start };
+    }
+    return base;
+  }
+
+  private parseAtomWithTrailers(): Expr {
+    let expr = this.parseAtom();
+    for (;;) {
+      const start = this.loc();
+      if (this.acceptOp("(")) {
+        const { args, keywords } = this.parseArguments();
+        this.expectOp(")");
+        expr = { type: "Call", func: expr, args, keywords, line: expr.line, col: expr.col };
+      } else if (this.acceptOp("[")) {
+        const index = this.parseSubscriptList();
+        this.expectOp("]");
+        expr = { type: "Subscript", value: expr, index, line: expr.line, col: expr.col };
+      } else if (this.atOp(".")) {
+        this.next();
+        const token = this.peek();
+        if (token.kind !== "name") throw this.error("expected an attribute name");
+        this.next();
+        expr = { type: "Attribute", value: expr, attr: token.value, line: start.line, col: start.col };
+      } else {
+        return expr;
+      }
+    }
+  }
+
+  private parseArguments(): { args: Expr[]; keywords: Keyword[] } {
+    const args: Expr[] = [];
+    const keywords: Keyword[] = [];
+    while (!this.atOp(")")) {
+      const start = this.loc();
+      if (this.acceptOp("**")) {
+        keywords.push({ name: null, value: this.parseTest() });
+      } else if (this.acceptOp("*")) {
+        args.push({ type: "Starred", value: this.parseTest(), double: false, ...start });
+      } else if (this.peek().kind === "name" && this.atOp("=", 1) && !KEYWORDS.has(this.peek().value)) {
+        const name = this.next().value;
+        this.next();
+        keywords.push({ name, value: this.parseTest() });
+      } else {
+        const value = this.parseNamedTest();
+        if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
+          args.push({
+            type: "Comprehension",
+            kind: "generator",
+            elt: value,
+            value: null,
+            generators: this.parseGenerators(),
+            ...start,
+          });
+        } else {
+          args.push(value);
+        }
+      }
+      if (!this.acceptOp(",")) break;
+    }
+    return { args, keywords };
+  }
+
+  private parseSubscriptList(): Expr {
+    const start = this.loc();
+    const first = this.parseSubscript();
+    if (!this.atOp(",")) return first;
+    const elts = [first];
+    while (this.acceptOp(",")) {
+      if (this.atOp("]")) break;
+      elts.push(this.parseSubscript());
+    }
+    return { type: "Tuple", elts, ...start };
+  }
+
+  private parseSubscript(): Expr {
+    const start = this.loc();
+    let lower: Expr | null = null;
+    if (!this.atOp(":")) {
+      lower = this.parseStarOrTest(true);
+      if (!this.atOp(":")) return lower;
+    }
+    this.expectOp(":");
+    const upper = this.atOp(":") || this.atOp("]") || this.atOp(",") ? null : this.parseTest();
+    let step: Expr | null = null;
+    if (this.acceptOp(":")) step = this.atOp("]") || this.atOp(",") ? null : this.parseTest();
+    return { type: "Slice", lower, upper, step, ...start };
+  }
+
+  private parseGenerators(): Generator[] {
+    const generators: Generator[] = [];
+    while (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
+      this.acceptKeyword("async");
+      this.next();
+      const target = this.parseTargetList();
+      this.expectKeyword("in");
+      const iter = this.parseOrTest();
+      const ifs: Expr[] = [];
+      while (this.acceptKeyword("if")) ifs.push(this.parseOrTestNoCond());
+      generators.push({ target, iter, ifs });
+    }
+    return generators;
+  }
+
+  private parseOrTestNoCond(): Expr {
+    if (this.atKeyword("lambda")) return this.parseLambda();
+    return this.parseOrTest();
+  }
+
+  private parseAtom(): Expr {
+    const token = this.peek();
+    const start = this.loc(token);
+    if (token.kind === "name") {
+      if (token.value === "None") {
+        this.next();
+        return { type: "Constant", value: null, kind: "none", ...start };
+      }
+      if (token.value === "True" || token.value === "False") {
+        this.next();
+        return { type: "Constant", value: token.value === "True", kind: "bool", ...start };
+      }
+      if (KEYWORDS.has(token.value)) throw this.error("unexpected keyword");
+      this.next();
+      return { type: "Name", id: token.value, ...start };
+    }
+    if (token.kind === "number") {
+      this.next();
+      return numberConstant(token.value, start);
+    }
+    if (token.kind === "string") return this.parseStrings();
+    if (token.kind === "op") {
+      switch (token.value) {
+        case "(":
+          return this.parseParenthesised();
+        case "[":
+          return this.parseListDisplay();
+        case "{":
+          return this.parseBraceDisplay();
+        case "...":
+          this.next();
+          return { type: "Constant", value: null, kind: "ellipsis", ...start };
+      }
+    }
+    throw this.error("expected an expression");
+  }
+
+  private parseStrings(): Expr {
+    const start = this.loc();
+    const parts: FStringPart[] = [];
+    let anyF = false;
+    let bytes = false;
+    while (this.atKind("string")) {
+      const token = this.next();
+      const prefix = token.prefix ?? "";
+      if (prefix.includes("b")) bytes = true;
+      if (prefix.includes("f")) {
+        anyF = true;
+        parts.push(
+          ...parseFStringBody({ body: token.body ?? token.value, raw: prefix.includes("r"), loc: token }),
+        );
+      } else {
+        parts.push({ kind: "text", text: token.value });
+      }
+    }
+    if (!anyF) {
+      const text = parts.map((part) => (part.kind === "text" ? part.text : "")).join("");
+      return { type: "Constant", value: text, kind: bytes ? "bytes" : "str", ...start };
+    }
+    return { type: "FString", parts: mergeTextParts(parts), ...start };
+  }
+
+  private parseParenthesised(): Expr {
+    const start = this.loc();
+    this.expectOp("(");
+    if (this.acceptOp(")")) return { type: "Tuple", elts: [], ...start };
+    const first = this.parseStarOrTest(true);
+    if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
+      const generators = this.parseGenerators();
+      this.expectOp(")");
+      return { type: "Comprehension", kind: "generator", elt: first, value: null, generators, ...start };
+    }
+    if (this.acceptOp(")")) return first;
+    const elts = [first];
+    while (this.acceptOp(",")) {
+      if (this.atOp(")")) break;
+      elts.push(this.parseStarOrTest(true));
+    }
+    this.expectOp(")");
+    return { type: "Tuple", elts, ...start };
+  }
+
+  private parseListDisplay(): Expr {
+    const start = this.loc();
+    this.expectOp("[");
+    if (this.acceptOp("]")) return { type: "List", elts: [], ...start };
+    const first = this.parseStarOrTest(true);
+    if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
+      const generators = this.parseGenerators();
+      this.expectOp("]");
+      return { type: "Comprehension", kind: "list", elt: first, value: null, generators, ...start };
+    }
+    const elts = [first];
+    while (this.acceptOp(",")) {
+      if (this.atOp("]")) break;
+      elts.push(this.parseStarOrTest(true));
+    }
+    this.expectOp("]");
+    return { type: "List", elts, ...start };
+  }
+
+  private parseBraceDisplay(): Expr {
+    const start = this.loc();
+    this.expectOp("{");
+    if (this.acceptOp("}")) return { type: "Dict", keys: [], values: [], ...start };
+    if (this.acceptOp("**")) {
+      return this.parseDictRest(start, null, this.parseBitOr());
+    }
+    const first = this.parseStarOrTest(true);
+    if (this.acceptOp(":")) {
+      const value = this.parseTest();
+      if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
+        const generators = this.parseGenerators();
+        this.expectOp("}");
+        return { type: "Comprehension", kind: "dict", elt: first, value, generators, ...start };
+      }
+      return this.parseDictRest(start, first, value);
+    }
+    if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
+      const generators = this.parseGenerators();
+      this.expectOp("}");
+      return { type: "Comprehension", kind: "set", elt: first, value: null, generators, ...start };
+    }
+    const elts = [first];
+    while (this.acceptOp(",")) {
+      if (this.atOp("}")) break;
+      elts.push(this.parseStarOrTest(true));
+    }
+    this.expectOp("}");
+    return { type: "Set", elts, ...start };
+  }
+
+  private parseDictRest(start: Loc, firstKey: Expr | null, firstValue: Expr): Expr {
+    const keys: (Expr | null)[] = [firstKey];
+    const values: Expr[] = [firstValue];
+    while (this.acceptOp(",")) {
+      if (this.atOp("}")) break;
+      if (this.acceptOp("**")) {
+        keys.push(null);
+        values.push(this.parseBitOr());
+        continue;
+      }
+      keys.push(this.parseTest());
+      this.expectOp(":");
+      values.push(this.parseTest());
+    }
+    this.expectOp("}");
+    return { type: "Dict", keys, values, ...start };
+  }
+}
+
+function numberConstant(text: string, loc: Loc): Expr {
+  const clean = text.replace(/_/g, "");
+  if (/[jJ]$/.test(clean))
+    return { type: "Constant", value: Number(clean.slice(0, -1)) || 0, kind: "complex", ...loc };
+  if (/^0[xX]/.test(clean))
+    return { type: "Constant", value: Number.parseInt(clean.slice(2), 16), kind: "int", ...loc };
+  if (/^0[oO]/.test(clean))
+    return { type: "Constant", value: Number.parseInt(clean.slice(2), 8), kind: "int", ...loc };
+  if (/^0[bB]/.test(clean))
+    return { type: "Constant", value: Number.parseInt(clean.slice(2), 2), kind: "int", ...loc };
+  const isFloat = /[.eE]/.test(clean);
+  return { type: "Constant", value: Number(clean), kind: isFloat ? "float" : "int", ...loc };
+}
+
+function mergeTextParts(parts: FStringPart[]): FStringPart[] {
+  const merged: FStringPart[] = [];
+  for (const part of parts) {
+    const last = merged[merged.length - 1];
+    if (part.kind === "text" && last?.kind === "text") {
+      merged[merged.length - 1] = { kind: "text", text: last.text + part.text };
+    } else if (part.kind !== "text" || part.text !== "") {
+      merged.push(part);
+    }
+  }
+  return merged;
+}
+
+/**
+ * Splits an f-string body into literal text and `{expr!conv:spec}` fields. Doubled braces are literal;
+ * the expression runs to the first `!`, `:` or `}` outside brackets and quotes; the spec may itself
+ * contain nested fields.
+ */
+export function parseFStringBody(options: { body: string; raw: boolean; loc: Loc }): FStringPart[] {
+  const { body, raw, loc } = options;
+  const parts: FStringPart[] = [];
+  let text = "";
+  let i = 0;
+  const flushText = () => {
+    if (text !== "") parts.push({ kind: "text", text: raw ? text : decodePythonEscapes({ body: text }) });
+    text = "";
+  };
+  while (i < body.length) {
+    const ch = body[i]!;
+    if (ch === "{" && body[i + 1] === "{") {
+      text += "{";
+      i += 2;
+      continue;
+    }
+    if (ch === "}" && body[i + 1] === "}") {
+      text += "}";
+      i += 2;
+      continue;
+    }
+    if (ch === "}") throw syntaxError({ message: "f-string: single '}' is not allowed", ...loc });
+    if (ch !== "{") {
+      text += ch;
+      i++;
+      continue;
+    }
+    flushText();
+    const field = readField(body, i + 1, loc);
+    parts.push(...field.parts);
+    i = field.end;
+  }
+  flushText();
+  return parts;
+}
+
+function readField(body: string, from: number, loc: Loc): { parts: FStringPart[]; end: number } {
+  let i = from;
+  let level = 0;
+  let quote: string | null = null;
+  for (; i < body.length; i++) {
+    const ch = body[i]!;
+    if (quote) {
+      if (ch === quote) quote = null;
+      continue;
+    }
+    if (ch === "'" || ch === '"') {
+      quote = ch;
+      continue;
+    }
+    if (ch === "(" || ch === "[" || ch === "{") level++;
+    else if (ch === ")" || ch === "]" || (ch === "}" && level > 0)) level--;
+    else if (level === 0 && (ch === "}" || ch === ":" || (ch === "!" && body[i + 1] !== "="))) break;
+  }
+  if (i >= body.length) throw syntaxError({ message: "f-string: expecting '}'", ...loc });
+  let exprText = body.slice(from, i);
+  // `{x=}` prints the expression text and "=" before the value (its repr unless converted).
+  const selfDocumenting = /=\s*$/.test(exprText) && !/[=!<>]=\s*$/.test(exprText);
+  const label = selfDocumenting ? exprText : "";
+  if (selfDocumenting) exprText = exprText.replace(/=\s*$/, "");
+  if (exprText.trim() === "")
+    throw syntaxError({ message: "f-string: empty expression not allowed", ...loc });
+  const expr = parsePythonExpression({ source: exprText });
+  let conversion: string | null = selfDocumenting ? "r" : null;
+  if (body[i] === "!") {
+    conversion = body[i + 1] ?? null;
+    i += 2;
+  }
+  let spec: FStringPart[] = [];
+  if (body[i] === ":") {
+    // The spec runs to the matching "}" and may hold nested fields.
+    let j = i + 1;
+    let nested = 0;
+    for (; j < body.length; j++) {
+      if (body[j] === "{") nested++;
+      else if (body[j] === "}") {
+        if (nested === 0) break;
+        nested--;
+      }
+    }
+    spec = parseFStringBody({ body: body.slice(i + 1, j), raw: true, loc });
+    i = j;
+  }
+  if (body[i] !== "}") throw syntaxError({ message: "f-string: expecting '}'", ...loc });
+  const field: FStringPart = { kind: "field", expr, conversion, spec };
+  return { parts: label === "" ? [field] : [{ kind: "text", text: label }, field], end: i + 1 };
+}
