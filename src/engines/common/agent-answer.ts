@@ -5,6 +5,7 @@
  */
 import type { Policy } from "../../core/policy.js";
 import type { Subject } from "../../core/subject.js";
+import { extractSeeActAction, formatSeeActAction } from "../compiled/extractors/seeact/index.js";
 
 function afterLastMarker(text: string, marker: RegExp): string | undefined {
   let last: RegExpExecArray | undefined;
@@ -16,17 +17,9 @@ function afterLastMarker(text: string, marker: RegExp): string | undefined {
 }
 
 function seeActAnswer(output: string): string | undefined {
-  const element = afterLastMarker(output, /^\s*ELEMENT\s*:\s*/im)
-    ?.split("\n")[0]
-    ?.trim();
-  const action = afterLastMarker(output, /^\s*ACTION\s*:\s*/im)
-    ?.split("\n")[0]
-    ?.trim();
-  const value = afterLastMarker(output, /^\s*VALUE\s*:\s*/im)
-    ?.split("\n")[0]
-    ?.trim();
-  if (!element && !action) return undefined;
-  return `ELEMENT: ${element ?? "None"}, ACTION: ${(action ?? "None").toUpperCase()}, VALUE: ${value || "None"}`;
+  const action = extractSeeActAction({ output });
+  if (!action.action) return undefined;
+  return formatSeeActAction({ element: action.element, action: action.action, value: action.value });
 }
 
 export function agentAnswer(options: { policy?: Policy; subject: Subject }): unknown {

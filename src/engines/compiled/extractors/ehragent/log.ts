@@ -330,13 +330,19 @@ export function splitEhrAgentOutput(options: {
   const { output } = options;
   const codeMarker = "\nGenerated code:\n";
   const answerMarker = "\nAnswer:\n";
-  const codeAt = output.indexOf(codeMarker);
-  if (codeAt < 0) return null;
+  let knowledgeEnd = output.indexOf(codeMarker);
+  let codeStart = knowledgeEnd + codeMarker.length;
+  if (knowledgeEnd < 0) {
+    // An output without knowledge starts with the code marker itself.
+    if (!output.startsWith(codeMarker.slice(1))) return null;
+    knowledgeEnd = 0;
+    codeStart = codeMarker.length - 1;
+  }
   const answerAt = output.lastIndexOf(answerMarker);
-  if (answerAt < codeAt + codeMarker.length - 1) return null;
+  if (answerAt < codeStart - 1) return null;
   return {
-    knowledge: output.slice(0, codeAt),
-    code: output.slice(codeAt + codeMarker.length, answerAt),
+    knowledge: output.slice(0, knowledgeEnd),
+    code: output.slice(codeStart, Math.max(codeStart, answerAt)),
     answer: output.slice(answerAt + answerMarker.length),
   };
 }

@@ -1,0 +1,57 @@
+/**
+ * The per-policy work done once, not per check: lower-cased access sets, the task-category classifier
+ * built from the attribute rules, the database schema for the EHRAgent extractor. Cached by policy
+ * object, so a long-running process compiles each loaded policy once.
+ */
+import type { AccessRule, AttributeRule, Effect, Policy, ToolRule } from "../../core/policy.js";
+import { type DatabaseSchema, EICU_SCHEMA, normalizeSchema } from "./extractors/ehragent/index.js";
+import { type CategoryClassifier, createCategoryClassifier } from "./extractors/task-category/index.js";
+
+export interface CompiledAccessRule {
+  rule: AccessRule;
+  /** table -> allowed columns (lower-case); null = every column of the table. */
+  allow: Map<string, Set<string> | null>;
+}
+
+export interface CompiledPolicy {
+  policy: Policy;
+  access?: {
+    byRole: Map<string, CompiledAccessRule>;
+    unknownRole: "deny" | "allow";
+  };
+  attributeRules: AttributeRule[];
+  classifier?: CategoryClassifier;
+  toolRules: ToolRule[];
+  toolDefault: Effect;
+  schema: DatabaseSchema;
+}
+
+const cache = new WeakMap<Policy, CompiledPolicy>();
+
+export function compilePolicyRules(options: { policy: Policy }): CompiledPolicy {
+  const { policy } = options;
+  const hit = cache.get(policy);
+  if (hit) return hit;
+  const rules = policy.rules ?? {};
+  const byRole = new Map<string, CompiledAccessRule>();
+  for (const rule of rules.access?.rules ?? []) {
+    const allow = new Map<string, Set<string> | null>();
+    for (const [table, columns] of Object.entries(rule.allow)) {
+      allow.set(table.toLowerCase(), columns === "*" ? null : new Set(columns.map((c) => c.toLowerCase())));
+    }
+    byRole.set(rule.role.trim().toLowerCase(), { rule, allow });
+  }
+  const attributeRules = rules.attributeRules ?? [];
+  const resources = rules.vocabulary?.resources;
+  const compiled: CompiledPolicy = {
+    policy,
+    ...(rules.access ? { access: { byRole, unknownRole: rules.access.unknownRole } } : {}),
+    attributeRules,
+    ...(attributeRules.length > 0 ? { classifier: createCategoryClassifier({ rules: attributeRules }) } : {}),
+    toolRules: rules.toolRules ?? [],
+    toolDefault: rules.toolDefault ?? "deny",
+    schema: resources ? normalizeSchema({ schema: resources }) : EICU_SCHEMA,
+  };
+  cache.set(policy, compiled);
+  return compiled;
+}
