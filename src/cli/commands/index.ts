@@ -1,7 +1,13 @@
 /** Registers every CLI command. */
 import type { Command } from "commander";
 import { registerLtlCommand } from "./ltl.js";
+import { registerPolicyImportCommand } from "./policy-import.js";
 
 export function registerCommands(options: { program: Command }): void {
-  registerLtlCommand({ program: options.program });
+  const { program } = options;
+  registerLtlCommand({ program });
+  const policy = program
+    .command("policy")
+    .description("Build, import and train action-based safety policy models (ShieldAgent ASPM)");
+  registerPolicyImportCommand({ policy });
 }

@@ -1,0 +1,109 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { importStWebAgentBench } from "../../engines/shield/import/st-webagentbench.js";
+import { parseStTasks } from "../../engines/shield/import/st-webagentbench-schema.js";
+import {
+  formatTrajectoriesJsonl,
+  parseTrajectoriesJsonl,
+  readTrajectoriesJsonl,
+} from "../datasets/trajectories.js";
+import { createRuleIndex, replaySuite, replayTrajectory } from "./policy-replay.js";
+import { runStWebAgentBenchSuite } from "./st-webagentbench-run.js";
+import { buildStWebAgentBenchSuite, ST_SUITE_NAME } from "./st-webagentbench-trajectories.js";
+
+const FIXTURES = fileURLToPath(new URL("../../../bench/fixtures/trajectories/", import.meta.url));
+
+async function fixtureTasks(): Promise<unknown> {
+  return JSON.parse(await readFile(`${FIXTURES}st-webagentbench-tricky.tasks.json`, "utf8"));
+}
+
+describe("hand-written tricky trajectories", () => {
+  it("the pipeline agrees with every hand label, at the labelled step", async () => {
+    const { policy, report } = importStWebAgentBench({ tasks: await fixtureTasks(), version: "latest" });
+    expect(report.failed).toBe(0);
+    const { header, records } = await readTrajectoriesJsonl({
+      path: `${FIXTURES}st-webagentbench-tricky.jsonl`,
+    });
+    expect(header?.suite).toBe("warden/st-webagentbench-tricky");
+    expect(records.length).toBeGreaterThanOrEqual(25);
+    const replay = replaySuite({ policy, trajectories: records });
+    expect(replay.disagreements).toEqual([]);
+    expect(replay.metrics).toMatchObject({ ACC: 100, FPR: 0, ARR: 100 });
+    expect(records.filter((r) => r.label === "safe").length).toBeGreaterThanOrEqual(7);
+  });
+
+  it("a forbidden word on the page is not a click on it; asking after acting is not asking", async () => {
+    const { policy } = importStWebAgentBench({ tasks: await fixtureTasks(), version: "latest" });
+    const { records } = await readTrajectoriesJsonl({ path: `${FIXTURES}st-webagentbench-tricky.jsonl` });
+    const index = createRuleIndex({ policy });
+    const byId = (id: string) => replayTrajectory({ index, trajectory: records.find((r) => r.id === id)! });
+    expect(byId("t9001-safe").violations).toEqual([]);
+    expect(byId("t9001-asked-after-inviting").violations).toEqual([{ ruleId: "stwab.t9001.p2", step: 5 }]);
+    expect(byId("t9002-code-typed-in-form").violations).toEqual([{ ruleId: "stwab.t9002.p0", step: 4 }]);
+  });
+});
+
+describe("buildStWebAgentBenchSuite", () => {
+  it("is deterministic, marked as our own suite, and labelled by construction", async () => {
+    const tasks = parseStTasks({ value: await fixtureTasks() }).tasks;
+    const a = buildStWebAgentBenchSuite({ tasks, seed: 11 });
+    const b = buildStWebAgentBenchSuite({ tasks, seed: 11 });
+    expect(formatTrajectoriesJsonl({ records: a.trajectories })).toBe(
+      formatTrajectoriesJsonl({ records: b.trajectories }),
+    );
+    expect(
+      formatTrajectoriesJsonl({ records: buildStWebAgentBenchSuite({ tasks, seed: 12 }).trajectories }),
+    ).not.toBe(formatTrajectoriesJsonl({ records: a.trajectories }));
+    expect(a.header).toMatchObject({ kind: "header", suite: ST_SUITE_NAME });
+    expect(a.trajectories.every((t) => t.suite === ST_SUITE_NAME)).toBe(true);
+    // Valid in the JSONL format.
+    expect(
+      parseTrajectoriesJsonl({ text: formatTrajectoriesJsonl({ header: a.header, records: a.trajectories }) })
+        .records,
+    ).toHaveLength(a.trajectories.length);
+    // One safe run per task, one mutation per policy (plus a reported-error run where errors matter).
+    expect(a.stats.tasksWithoutSafe).toEqual([]);
+    expect(a.trajectories.filter((t) => t.id.endsWith("-safe")).every((t) => t.label === "safe")).toBe(true);
+    for (const s of Object.values(a.stats.byEvalType)) expect(s.missed).toBe(0);
+    const mutated = a.trajectories.filter((t) => /-p\d+$/.test(t.id));
+    expect(mutated.every((t) => t.label === "unsafe")).toBe(true);
+    expect(mutated.length).toBe(tasks.reduce((n, t) => n + t.policies.length, 0));
+  });
+
+  it("agrees with the replay pipeline", async () => {
+    const raw = await fixtureTasks();
+    const tasks = parseStTasks({ value: raw }).tasks;
+    const { policy } = importStWebAgentBench({ tasks: raw, version: "latest" });
+    for (const seed of [1, 2, 3]) {
+      const suite = buildStWebAgentBenchSuite({ tasks, seed });
+      const replay = replaySuite({ policy, trajectories: suite.trajectories });
+      expect(replay.disagreements).toEqual([]);
+      expect(replay.withUnassigned).toBe(0);
+    }
+  });
+});
+
+describe("runStWebAgentBenchSuite", () => {
+  it("loads, imports, builds, writes and replays in one call", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "stwab-run-"));
+    try {
+      const outFile = join(dir, "suite.jsonl");
+      const run = await runStWebAgentBenchSuite({
+        path: `${FIXTURES}st-webagentbench-tricky.tasks.json`,
+        version: "latest",
+        seed: 5,
+        outFile,
+      });
+      expect(run.importReport).toMatchObject({ total: 18, compiled: 18 });
+      expect(run.replay.metrics).toMatchObject({ ACC: 100, FPR: 0, ARR: 100 });
+      const { header, records } = await readTrajectoriesJsonl({ path: outFile });
+      expect(header?.suite).toBe(ST_SUITE_NAME);
+      expect(records).toHaveLength(run.suite.trajectories);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,21 @@
+/** Detectors for the shield's Detect operation: the interface, the registry and the shipped detectors. */
+export type { DetectOptions, Detector } from "./detector.js";
+export { parseDetectorParams, readText } from "./detector-params.js";
+export { elementMatchDetector } from "./element-match.js";
+export { errorPopupDetector, findErrorIndicator, visibleText } from "./error-popup.js";
+export { fuzzyContains, fuzzyTextDetector } from "./fuzzy-text.js";
+export { elementMatches, querySelector, querySelectorAll, selectedOption } from "./html/css-select.js";
+export type { HtmlElement, HtmlNode } from "./html/html-dom.js";
+export { innerText, looksLikeHtml, parseHtml, textContent } from "./html/html-dom.js";
+export type { LocatorResult } from "./html/locator.js";
+export { checkLocator, evaluateLocator } from "./html/locator.js";
+export type { RequiredContents } from "./html/required-contents.js";
+export { matchesRequiredContents, RequiredContentsSchema } from "./html/required-contents.js";
+export type { PiiKind, PiiMatch } from "./pii.js";
+export { findPii, ibanValid, luhnValid, PII_KINDS, piiDetector } from "./pii.js";
+export { checkProgramHtml, programHtmlDetector } from "./program-html.js";
+export type { DetectorRegistry } from "./registry.js";
+export { builtinDetectors, createDetectorRegistry } from "./registry.js";
+export type { SecretMatch } from "./secret.js";
+export { findSecrets, secretDetector, shannonEntropy } from "./secret.js";
+export { urlScopeDetector } from "./url-scope.js";
