@@ -1,0 +1,110 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command } from "commander";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { PolicySchema } from "../../core/policy.js";
+import { registerPolicyImportCommand } from "./policy-import.js";
+
+const TASKS = fileURLToPath(
+  new URL("../../../bench/fixtures/trajectories/st-webagentbench-tricky.tasks.json", import.meta.url),
+);
+
+function program(): Command {
+  const root = new Command("warden").exitOverride();
+  root.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  const policy = root.command("policy").exitOverride();
+  const group = registerPolicyImportCommand({ policy });
+  group.exitOverride();
+  for (const c of group.commands) c.exitOverride().configureOutput({ writeErr: () => {} });
+  return root;
+}
+
+describe("warden policy import st-webagentbench", () => {
+  let dir = "";
+  let out: string[] = [];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "policy-import-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    process.exitCode = undefined;
+  });
+  const capture = () => {
+    out = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      out.push(String(chunk));
+      return true;
+    });
+  };
+
+  it("--json prints exactly the counts and writes a valid, key-sorted artifact", async () => {
+    capture();
+    const file = join(dir, "nested", "aspm.json");
+    await program().parseAsync(
+      ["policy", "import", "st-webagentbench", "--data", TASKS, "-o", file, "--json"],
+      { from: "user" },
+    );
+    const printed = JSON.parse(out.join(""));
+    expect(Object.keys(printed)).toEqual(["total", "compiled", "failed", "byEvalType"]);
+    expect(printed).toMatchObject({ total: 18, compiled: 18, failed: 0 });
+    expect(printed.byEvalType.is_url_match).toEqual({ total: 2, compiled: 2, failed: 0 });
+    const text = await readFile(file, "utf8");
+    const artifact = PolicySchema.parse(JSON.parse(text));
+    expect(artifact.rules?.temporalRules).toHaveLength(18);
+    expect(text.indexOf('"agent"')).toBeLessThan(text.indexOf('"kind"'));
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(process.exitCode).toBe(0);
+  });
+
+  it("prints a readable summary without --json", async () => {
+    capture();
+    const file = join(dir, "aspm2.json");
+    await program().parseAsync(
+      ["policy", "import", "st-webagentbench", "--data", TASKS, "-o", file, "--dataset-version", "v1"],
+      {
+        from: "user",
+      },
+    );
+    const text = out.join("");
+    expect(text).toContain("ST-WebAgentBench (v1)");
+    expect(text).toContain("18 compiled, 0 failed");
+    expect(text).toContain(`wrote ${file}`);
+  });
+
+  it("rejects usage errors", async () => {
+    await expect(
+      program().parseAsync(
+        [
+          "policy",
+          "import",
+          "st-webagentbench",
+          "--data",
+          TASKS,
+          "-o",
+          join(dir, "x.json"),
+          "--dataset-version",
+          "v9",
+        ],
+        {
+          from: "user",
+        },
+      ),
+    ).rejects.toMatchObject({ code: "commander.invalidArgument" });
+    await expect(
+      program().parseAsync(["policy", "import", "st-webagentbench", "-o", "x.json"], { from: "user" }),
+    ).rejects.toMatchObject({
+      code: "commander.missingMandatoryOptionValue",
+    });
+    await expect(
+      program().parseAsync(
+        ["policy", "import", "st-webagentbench", "--data", join(dir, "missing"), "-o", join(dir, "y.json")],
+        { from: "user" },
+      ),
+    ).rejects.toMatchObject({ code: "DATASET_INVALID" });
+  });
+});
