@@ -91,6 +91,12 @@ export function extractFacts(options: { compiled: CompiledPolicy; subject: Subje
     }
   }
 
+  if ((compiled.policy.rules?.temporalRules?.length ?? 0) > 0) {
+    // Temporal rules are judged over a trajectory by the shield engine; deciding without them would
+    // silently allow what they forbid.
+    facts.missing.push("the temporal rules' verdict (this policy has LTLf rules: use the shield engine)");
+  }
+
   if (compiled.toolRules.length > 0) {
     const source = context.toolCalls ?? context.toolCall ?? subject.output;
     const extracted = extractToolCalls({ value: source });
