@@ -28,8 +28,8 @@ const records: DemoRecord[] = readFileSync(join(packageRoot(), "examples", "demo
 const sortMap = (m: Record<string, string[]>) =>
   Object.fromEntries(
     Object.entries(m)
-      .map(([t, cs]) => [t, [...cs].sort()])
-      .sort(([a], [b]) => a.localeCompare(b)),
+      .map(([t, cs]) => [t, [...cs].sort()] as const)
+      .sort((x, y) => x[0].localeCompare(y[0])),
   );
 
 describe("compiled engine on the bundled demo records", () => {
