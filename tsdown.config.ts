@@ -7,6 +7,8 @@ export default defineConfig({
     "mcp/index": "src/mcp/index.ts",
     "testing/index": "src/testing/index.ts",
     "cli/main": "src/cli/main.ts",
+    // The sandbox starts its workers from this file, found beside the bundled module.
+    "sandbox/quickjs-worker": "src/sandbox/quickjs-worker.ts",
   },
   format: "esm",
   platform: "node",
