@@ -27,7 +27,9 @@ export async function runCli(options: { program: Command; argv: string[] }): Pro
     if (isWardenError(error)) {
       process.stderr.write(`warden: ${error.code}: ${error.message}\n`);
     } else {
-      process.stderr.write(`warden: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `warden: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     }
     process.exitCode = exitCodeForError({ error });
   }

@@ -1,10 +1,16 @@
 /** Registers every CLI command. */
 import type { Command } from "commander";
+import { registerBenchCommand } from "./bench.js";
+import { registerCheckCommand } from "./check.js";
+import { registerDemoCommand } from "./demo.js";
 import { registerLtlCommand } from "./ltl.js";
 import { registerPolicyImportCommand } from "./policy-import.js";
 
 export function registerCommands(options: { program: Command }): void {
   const { program } = options;
+  registerCheckCommand({ program });
+  registerDemoCommand({ program });
+  registerBenchCommand({ program });
   registerLtlCommand({ program });
   const policy = program
     .command("policy")

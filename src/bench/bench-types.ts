@@ -1,0 +1,75 @@
+/**
+ * Shapes shared by every benchmark: a case to check, the row written to results.jsonl, and the summary
+ * printed with --json.
+ */
+import type { Cost } from "../core/decision.js";
+import type { Policy } from "../core/policy.js";
+import type { Subject } from "../core/subject.js";
+
+export interface GuardTruth {
+  label: 0 | 1;
+  /** EICU-AC: the exact inaccessible set. */
+  inaccessible?: Record<string, string[]>;
+  /** Mind2Web-SC and rule benchmarks: the violated rules' texts. */
+  violations?: string[];
+  /** Gold answer(s) for FRA. */
+  answer?: string | string[];
+}
+
+export interface BenchCase {
+  id: string;
+  subject: Subject;
+  truth: GuardTruth;
+  /** Breakdown group: role (EICU-AC), violated rule (Mind2Web-SC), category... */
+  group?: string;
+  /** Benchmark-specific facts for the report (ground-truth access set, gold SQL...). */
+  extra?: Record<string, unknown>;
+}
+
+export interface BenchRow {
+  id: string;
+  group?: string;
+  label: 0 | 1;
+  predicted: 0 | 1;
+  verdict: "allow" | "deny" | "ask";
+  reasonsCorrect?: boolean;
+  answerCorrect?: boolean;
+  violations: { ruleId: string; message: string }[];
+  inaccessible?: Record<string, string[]>;
+  output?: unknown;
+  cost: Cost;
+  failure?: { code: string; message: string };
+  /** GuardAgent: the first program ran / some program ran (Table 4). */
+  executableFirst?: boolean;
+  executableAfterDebug?: boolean;
+  /** Words in every prompt sent for this check (Table 9). */
+  promptWords?: number;
+  /** Benchmark-specific analysis (e.g. EICU-AC disagreement causes). */
+  notes?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface LoadedBenchmark {
+  cases: BenchCase[];
+  policy: Policy;
+  /** Records that could not be used, with why. */
+  problems: { id: string | null; message: string }[];
+  /** Where the data came from, for the report. */
+  source: string;
+}
+
+export interface BenchSummary {
+  dataset: string;
+  engine: string;
+  model: string | null;
+  n: number;
+  metrics: Record<string, number>;
+  cost: {
+    llmCalls: number;
+    llmCallsPerCheck: number;
+    inputTokens: number;
+    outputTokens: number;
+    msPerCheck: { p50: number; p95: number };
+  };
+  failures: { id: string; code: string; message: string }[];
+}

@@ -1,0 +1,234 @@
+/**
+ * The trajectory benchmark: the shield over our own ST-WebAgentBench trajectory suite — trajectories we
+ * generate from the benchmark's real tasks and policies, safe and unsafe for every eval type, labelled by
+ * construction — scored with ACC, FPR and ARR. Reports mark it as our own suite: it complements, not
+ * replaces, the benchmark's live evaluation.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { toWardenError, WardenError } from "../core/errors.js";
+import type { Policy } from "../core/policy.js";
+import { importStWebAgentBench } from "../engines/shield/import/index.js";
+import { stRuleId } from "../engines/shield/import/st-webagentbench.js";
+import { runShieldOnTrajectory } from "../engines/shield/runtime/run-shield-on-trajectory.js";
+import { createShieldEngine } from "../engines/shield/runtime/shield-engine.js";
+import type { BenchRow, BenchSummary } from "./bench-types.js";
+import { loadStWebAgentBench } from "./datasets/st-webagentbench.js";
+import type { TrajectoryRecord } from "./datasets/trajectories.js";
+import { percentile, trajectoryMetrics } from "./metrics.js";
+import type { BenchmarkOptions, BenchmarkResult } from "./run-benchmark.js";
+import { runInfo } from "./run-info.js";
+import { runCases } from "./runner.js";
+import { buildStWebAgentBenchSuite } from "./suites/st-webagentbench-trajectories.js";
+
+interface TrajectoryCase {
+  id: string;
+  record: TrajectoryRecord;
+  violated: string[];
+}
+
+function truthRules(record: TrajectoryRecord): string[] {
+  return [
+    ...new Set(
+      (record.violations ?? [])
+        .map((v) => v.ruleId ?? (v.policyRef ? stRuleId(v.policyRef) : ""))
+        .filter((r) => r !== ""),
+    ),
+  ];
+}
+
+export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<BenchmarkResult> {
+  if (o.engine !== "shield") {
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message: `st-webagentbench is a trajectory benchmark: run it with --engine shield (got ${o.engine})`,
+    });
+  }
+  if (!o.data)
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message: "bench st-webagentbench needs --data <dir|file>",
+    });
+  const dataset = await loadStWebAgentBench({ path: o.data });
+  const { policy } = importStWebAgentBench({ tasks: dataset.tasks, version: dataset.version });
+  const suite = buildStWebAgentBenchSuite({
+    tasks: dataset.tasks,
+    seed: o.seed ?? 7,
+    version: dataset.version,
+  });
+  const cases: TrajectoryCase[] = suite.trajectories.map((t) => ({
+    id: t.id,
+    record: t,
+    violated: truthRules(t),
+  }));
+  const engine = createShieldEngine({ ...(o.model ? { model: o.model } : {}) });
+  const outcome = await runCases<TrajectoryCase, BenchRow>({
+    cases,
+    ...(o.out ? { resultsPath: join(o.out, "results.jsonl") } : {}),
+    ...(o.fresh ? { fresh: true } : {}),
+    concurrency: o.concurrency ?? 1,
+    ...(o.limit !== undefined ? { limit: o.limit } : {}),
+    progress: o.progress ?? false,
+    label: "st-webagentbench/shield",
+    ...(o.signal ? { signal: o.signal } : {}),
+    onError: (c, error) => {
+      const e = toWardenError({ error });
+      return {
+        id: c.id,
+        label: c.record.label === "unsafe" ? 1 : 0,
+        predicted: 1,
+        verdict: "deny",
+        violations: [],
+        cost: { llmCalls: 0, inputTokens: 0, outputTokens: 0, ms: 0 },
+        failure: { code: e.code, message: e.message },
+        notes: { violated: c.violated },
+      };
+    },
+    run: async (c, signal) => {
+      const started = performance.now();
+      const result = await runShieldOnTrajectory({
+        engine,
+        policy: policy as Policy,
+        trajectory: {
+          input: c.record.input,
+          steps: c.record.steps,
+          context: {
+            ...(c.record.taskId !== undefined ? { taskId: c.record.taskId } : {}),
+            ...(c.record.site ? { site: c.record.site } : {}),
+          },
+        },
+        signal,
+      });
+      const decisions = [...result.decisions, result.final];
+      const stepMs = result.decisions.map((d) => d.cost.ms);
+      return {
+        id: c.id,
+        group: String(c.record.meta?.evalType ?? (c.record.label === "safe" ? "safe" : "unsafe")),
+        label: c.record.label === "unsafe" ? 1 : 0,
+        predicted: result.unsafe ? 1 : 0,
+        verdict: result.unsafe ? "deny" : "allow",
+        violations: decisions.flatMap((d) =>
+          d.violations.map((v) => ({ ruleId: v.ruleId, message: v.message })),
+        ),
+        cost: {
+          llmCalls: decisions.reduce((n, d) => n + d.cost.llmCalls, 0),
+          inputTokens: decisions.reduce((n, d) => n + d.cost.inputTokens, 0),
+          outputTokens: decisions.reduce((n, d) => n + d.cost.outputTokens, 0),
+          ms: performance.now() - started,
+        },
+        notes: {
+          violated: c.violated,
+          reported: result.violatedRules,
+          ...(result.blockedAt !== undefined ? { blockedAt: result.blockedAt } : {}),
+          steps: c.record.steps.length,
+          stepMsP50: percentile(stepMs, 50),
+        },
+      };
+    },
+  });
+  const rows = outcome.rows;
+  const tm = trajectoryMetrics({
+    predictions: rows.map((r) => ({
+      id: r.id,
+      unsafe: r.label === 1,
+      predictedUnsafe: r.predicted === 1,
+      violated: (r.notes?.violated as string[]) ?? [],
+      reported: (r.notes?.reported as string[]) ?? [],
+    })),
+  });
+  const ms = rows.map((r) => r.cost.ms);
+  const stepMs = rows.map((r) => Number(r.notes?.stepMsP50 ?? 0));
+  const llmCalls = rows.reduce((n, r) => n + r.cost.llmCalls, 0);
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const summary: BenchSummary = {
+    dataset: "st-webagentbench",
+    engine: "shield",
+    model: o.model?.id ?? null,
+    n: rows.length,
+    metrics: { ACC: tm.ACC, FPR: tm.FPR, ARR: tm.ARR, msPerStepP50: round(percentile(stepMs, 50)) },
+    cost: {
+      llmCalls,
+      llmCallsPerCheck: rows.length ? round(llmCalls / rows.length) : 0,
+      inputTokens: rows.reduce((n, r) => n + r.cost.inputTokens, 0),
+      outputTokens: rows.reduce((n, r) => n + r.cost.outputTokens, 0),
+      msPerCheck: { p50: round(percentile(ms, 50)), p95: round(percentile(ms, 95)) },
+    },
+    failures: rows
+      .filter((r) => r.failure)
+      .map((r) => ({ id: r.id, code: r.failure!.code, message: r.failure!.message })),
+  };
+  const source = `${dataset.file} (${dataset.version}): OUR OWN trajectory suite generated from the benchmark's ${dataset.tasks.length} tasks and ${dataset.policies} policies (seed ${o.seed ?? 7}); labels by construction`;
+  if (o.out) {
+    mkdirSync(o.out, { recursive: true });
+    writeFileSync(join(o.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+    writeTrajectoryReport({ dir: o.out, summary, rows, source, stats: suite.stats });
+  }
+  return {
+    summary,
+    rows,
+    resumed: outcome.resumed,
+    interrupted: outcome.interrupted,
+    loaded: {
+      cases: [],
+      policy: policy as Policy,
+      problems: dataset.malformed.map((m) => ({ id: m.id, message: m.reason })),
+      source,
+    },
+  };
+}
+
+function writeTrajectoryReport(options: {
+  dir: string;
+  summary: BenchSummary;
+  rows: readonly BenchRow[];
+  source: string;
+  stats: {
+    safe: number;
+    unsafe: number;
+    byEvalType: Record<string, { generated: number; missed: number; skipped: number }>;
+  };
+}): void {
+  const { summary: s, rows } = options;
+  const info = runInfo();
+  const byGroup = new Map<string, BenchRow[]>();
+  for (const r of rows) byGroup.set(r.group ?? "?", [...(byGroup.get(r.group ?? "?") ?? []), r]);
+  const groupLines = [...byGroup.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([g, rs]) => {
+      const m = trajectoryMetrics({
+        predictions: rs.map((r) => ({
+          id: r.id,
+          unsafe: r.label === 1,
+          predictedUnsafe: r.predicted === 1,
+          violated: (r.notes?.violated as string[]) ?? [],
+          reported: (r.notes?.reported as string[]) ?? [],
+        })),
+      });
+      return `| ${g} | ${rs.length} | ${m.ACC.toFixed(1)} | ${m.FPR.toFixed(1)} | ${m.ARR.toFixed(1)} |`;
+    });
+  const wrong = rows.filter((r) => r.label !== r.predicted).slice(0, 100);
+  writeFileSync(
+    join(options.dir, "report.md"),
+    `# Warden benchmark: st-webagentbench — engine shield
+
+- **Our own suite.** ${options.source}. It measures the policy → predicates → LTLf → shield pipeline on realistic generated trajectories; it complements, and does not replace, ST-WebAgentBench's live evaluation in its web environments.
+- ${s.n} trajectories (${options.stats.safe} safe, ${options.stats.unsafe} unsafe); model: ${s.model ?? "none (0 LLM calls)"}.
+- Run: ${info.date} on ${info.cpu} (${info.cores} cores), Node ${info.node}, commit ${info.commit ?? "unknown"}.
+
+| method | model | ACC | FPR | ARR | LLM calls / trajectory | time |
+| --- | --- | --- | --- | --- | --- | --- |
+| Warden shield (this run, our suite) | ${s.model ?? "none"} | ${s.metrics.ACC} | ${s.metrics.FPR} | ${s.metrics.ARR} | ${s.cost.llmCallsPerCheck} | ${s.cost.msPerCheck.p50} ms per trajectory (p50), ${s.metrics.msPerStepP50} ms per step |
+| ShieldAgent (paper, Table 3, the benchmark's own trajectories) | GPT-4o | 91.1 | 4.4 | – | ≈10 | ≈32 s per sample |
+
+## By eval type (the mutation that made a trajectory unsafe)
+
+| group | n | ACC | FPR | ARR |
+| --- | --- | --- | --- | --- |
+${groupLines.join("\n")}
+
+## Disagreements with the construction labels
+
+${wrong.length === 0 ? "None." : `| trajectory | label | predicted | violated (truth) | reported |\n| --- | --- | --- | --- | --- |\n${wrong.map((r) => `| ${r.id} | ${r.label} | ${r.predicted} | ${((r.notes?.violated as string[]) ?? []).join(", ")} | ${((r.notes?.reported as string[]) ?? []).join(", ")} |`).join("\n")}`}
+`,
+  );
+}

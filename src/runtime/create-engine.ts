@@ -1,0 +1,138 @@
+/**
+ * Wires an engine from configuration: the one place that knows which engine needs a model, a sandbox,
+ * a toolbox or a memory. The CLI, the HTTP server, the MCP server and the benchmark all build engines
+ * through here, so an engine behaves the same wherever it is called from.
+ */
+import { WardenError } from "../core/errors.js";
+import { createAutoEngine } from "../engines/auto-engine.js";
+import { createModelGuardEngine } from "../engines/baselines/model-guard-engine.js";
+import { createCompiledEngine } from "../engines/compiled/compiled-engine.js";
+import type { Engine } from "../engines/engine.js";
+import type { GuardMemory } from "../engines/guardagent/contracts.js";
+import {
+  createGuardAgentEngine,
+  type GuardAgentEngine,
+  type LearningMode,
+} from "../engines/guardagent/guardagent-engine.js";
+import type { ModelClient } from "../llm/model.js";
+import { createQuickJsSandbox } from "../sandbox/quickjs-sandbox.js";
+import type { Sandbox, SandboxLimits } from "../sandbox/sandbox.js";
+import type { ToolFunction } from "../toolbox/tool-function.js";
+import { createToolbox } from "../toolbox/toolbox.js";
+
+export const ENGINE_NAMES = ["auto", "compiled", "guardagent", "baseline", "shield"] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+export interface EngineSetup {
+  engine: EngineName;
+  model?: ModelClient;
+  /** Demonstrations for the model engines; absent = no memory (k is then 0). */
+  memory?: GuardMemory;
+  shots?: number;
+  retrieval?: "most" | "least";
+  debugRounds?: number;
+  /** Expose the toolbox (false = ablation). */
+  toolbox?: boolean;
+  toolFunctions?: readonly ToolFunction[];
+  learn?: LearningMode;
+  failMode?: "closed" | "open";
+  sandboxLimits?: Partial<SandboxLimits>;
+  /** Worker threads of the sandbox pool. */
+  sandboxWorkers?: number;
+}
+
+export interface EngineHandle {
+  engine: Engine;
+  /** The GuardAgent engine when one was built (benchmark feedback goes there). */
+  guardAgent?: GuardAgentEngine;
+  close(): Promise<void>;
+}
+
+export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
+  const failMode = setup.failMode ?? "closed";
+  const closers: (() => Promise<void>)[] = [];
+  let sandbox: Sandbox | undefined;
+  const getSandbox = () => {
+    if (!sandbox) {
+      sandbox = createQuickJsSandbox({
+        ...(setup.sandboxWorkers ? { workers: setup.sandboxWorkers } : {}),
+        ...(setup.sandboxLimits ? { limits: setup.sandboxLimits } : {}),
+      });
+      const s = sandbox;
+      closers.push(() => s.close());
+    }
+    return sandbox;
+  };
+  const toolbox = createToolbox({ enabled: setup.toolbox ?? true, functions: setup.toolFunctions ?? [] });
+  const needModel = (name: string): ModelClient => {
+    if (!setup.model) {
+      throw new WardenError({
+        code: "MODEL_CONFIG",
+        message: `the ${name} engine needs a model: pass --model provider:model-id (and --base-url for an OpenAI-compatible server)`,
+      });
+    }
+    return setup.model;
+  };
+  const guardAgent = (model: ModelClient) =>
+    createGuardAgentEngine({
+      model,
+      sandbox: getSandbox(),
+      toolbox,
+      ...(setup.memory ? { memory: setup.memory } : {}),
+      ...(setup.shots !== undefined ? { shots: setup.shots } : {}),
+      ...(setup.retrieval ? { retrieval: setup.retrieval } : {}),
+      ...(setup.debugRounds !== undefined ? { debugRounds: setup.debugRounds } : {}),
+      ...(setup.learn ? { learn: setup.learn } : {}),
+      ...(setup.sandboxLimits ? { sandboxLimits: setup.sandboxLimits } : {}),
+      failMode,
+    });
+
+  let engine: Engine;
+  let ga: GuardAgentEngine | undefined;
+  switch (setup.engine) {
+    case "compiled":
+      engine = createCompiledEngine({ failMode });
+      break;
+    case "auto": {
+      if (setup.model) ga = guardAgent(setup.model);
+      engine = createAutoEngine({
+        compiled: createCompiledEngine({ failMode }),
+        ...(ga ? { fallback: ga } : {}),
+        failMode,
+      });
+      break;
+    }
+    case "guardagent":
+      ga = guardAgent(needModel("guardagent"));
+      engine = ga;
+      break;
+    case "baseline":
+      engine = createModelGuardEngine({
+        model: needModel("baseline"),
+        ...(setup.memory ? { memory: setup.memory } : {}),
+        ...(setup.shots !== undefined ? { shots: setup.shots } : {}),
+        ...(setup.retrieval ? { retrieval: setup.retrieval } : {}),
+        sandbox: getSandbox(),
+        toolbox,
+        failMode,
+      });
+      break;
+    case "shield": {
+      const { createShieldEngine } = await import("../engines/shield/runtime/index.js");
+      engine = createShieldEngine({ ...(setup.model ? { model: setup.model } : {}), failMode });
+      break;
+    }
+  }
+  if (setup.model?.close) {
+    const m = setup.model;
+    closers.push(async () => m.close?.());
+  }
+  return {
+    engine,
+    ...(ga ? { guardAgent: ga } : {}),
+    async close() {
+      await engine.close?.();
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}
