@@ -4,7 +4,9 @@ import { registerBenchCommand } from "./bench.js";
 import { registerCheckCommand } from "./check.js";
 import { registerDemoCommand } from "./demo.js";
 import { registerLtlCommand } from "./ltl.js";
+import { registerPolicyBuildCommand } from "./policy-build.js";
 import { registerPolicyImportCommand } from "./policy-import.js";
+import { registerPolicyTrainCommand } from "./policy-train.js";
 
 export function registerCommands(options: { program: Command }): void {
   const { program } = options;
@@ -15,5 +17,7 @@ export function registerCommands(options: { program: Command }): void {
   const policy = program
     .command("policy")
     .description("Build, import and train action-based safety policy models (ShieldAgent ASPM)");
+  registerPolicyBuildCommand({ policy });
   registerPolicyImportCommand({ policy });
+  registerPolicyTrainCommand({ policy });
 }

@@ -1,0 +1,48 @@
+/** A minimal in-memory Store for the shield's tests (the SQLite store lives in src/store). */
+import type { Demonstration, NewDemonstration, NewWorkflow, Store, Workflow } from "../../../store/store.js";
+
+export function createInMemoryStore(): Store & { workflows: Workflow[] } {
+  const workflows: Workflow[] = [];
+  const demonstrations: Demonstration[] = [];
+  let seq = 0;
+  return {
+    workflows,
+    async addDemonstration({ demonstration }: { demonstration: NewDemonstration }) {
+      seq += 1;
+      const d: Demonstration = {
+        ...demonstration,
+        id: demonstration.id ?? `d${seq}`,
+        createdAt: new Date(0).toISOString(),
+        seq,
+      };
+      demonstrations.push(d);
+      return d;
+    },
+    async listDemonstrations({ policy }) {
+      return demonstrations.filter((d) => d.policy === policy);
+    },
+    async countDemonstrations({ policy }) {
+      return demonstrations.filter((d) => policy === undefined || d.policy === policy).length;
+    },
+    async deleteDemonstration({ id }) {
+      const i = demonstrations.findIndex((d) => d.id === id);
+      if (i >= 0) demonstrations.splice(i, 1);
+      return i >= 0;
+    },
+    async addWorkflow({ workflow }: { workflow: NewWorkflow }) {
+      seq += 1;
+      const w: Workflow = {
+        ...workflow,
+        id: workflow.id ?? `w${seq}`,
+        createdAt: new Date(0).toISOString(),
+        seq,
+      };
+      workflows.push(w);
+      return w;
+    },
+    async listWorkflows({ policy, action }) {
+      return workflows.filter((w) => w.policy === policy && (action === undefined || w.action === action));
+    },
+    async close() {},
+  };
+}
