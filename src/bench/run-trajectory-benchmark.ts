@@ -21,6 +21,8 @@ import { runInfo } from "./run-info.js";
 import { runCases } from "./runner.js";
 import { buildStWebAgentBenchSuite } from "./suites/st-webagentbench-trajectories.js";
 
+const SUITE_SEED = 7;
+
 interface TrajectoryCase {
   id: string;
   record: TrajectoryRecord;
@@ -67,6 +69,7 @@ export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<Bench
     ...(o.out ? { resultsPath: join(o.out, "results.jsonl") } : {}),
     ...(o.fresh ? { fresh: true } : {}),
     concurrency: o.concurrency ?? 1,
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.limit !== undefined ? { limit: o.limit } : {}),
     progress: o.progress ?? false,
     label: "st-webagentbench/shield",
@@ -103,7 +106,10 @@ export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<Bench
       const stepMs = result.decisions.map((d) => d.cost.ms);
       return {
         id: c.id,
-        group: String(c.record.meta?.evalType ?? (c.record.label === "safe" ? "safe" : "unsafe")),
+        group:
+          c.record.label === "safe"
+            ? "safe"
+            : [...new Set((c.record.violations ?? []).map((v) => v.evalType ?? "unknown"))].sort().join(" + "),
         label: c.record.label === "unsafe" ? 1 : 0,
         predicted: result.unsafe ? 1 : 0,
         verdict: result.unsafe ? "deny" : "allow",
@@ -157,7 +163,7 @@ export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<Bench
       .filter((r) => r.failure)
       .map((r) => ({ id: r.id, code: r.failure!.code, message: r.failure!.message })),
   };
-  const source = `${dataset.file} (${dataset.version}): OUR OWN trajectory suite generated from the benchmark's ${dataset.tasks.length} tasks and ${dataset.policies} policies (seed ${o.seed ?? 7}); labels by construction`;
+  const source = `${dataset.file} (${dataset.version}): OUR OWN trajectory suite generated from the benchmark's ${dataset.tasks.length} tasks and ${dataset.policies} policies (suite seed ${SUITE_SEED}); labels by construction`;
   if (o.out) {
     mkdirSync(o.out, { recursive: true });
     writeFileSync(join(o.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
@@ -212,7 +218,7 @@ function writeTrajectoryReport(options: {
     `# Warden benchmark: st-webagentbench — engine shield
 
 - **Our own suite.** ${options.source}. It measures the policy → predicates → LTLf → shield pipeline on realistic generated trajectories; it complements, and does not replace, ST-WebAgentBench's live evaluation in its web environments.
-- ${s.n} trajectories (${options.stats.safe} safe, ${options.stats.unsafe} unsafe); model: ${s.model ?? "none (0 LLM calls)"}.
+- ${s.n} trajectories (${rows.filter((r) => r.label === 0).length} safe, ${rows.filter((r) => r.label === 1).length} unsafe) of the ${options.stats.safe + options.stats.unsafe} the suite holds; model: ${s.model ?? "none (0 LLM calls)"}.
 - Run: ${info.date} on ${info.cpu} (${info.cores} cores), Node ${info.node}, commit ${info.commit ?? "unknown"}.
 
 | method | model | ACC | FPR | ARR | LLM calls / trajectory | time |
@@ -220,7 +226,7 @@ function writeTrajectoryReport(options: {
 | Warden shield (this run, our suite) | ${s.model ?? "none"} | ${s.metrics.ACC} | ${s.metrics.FPR} | ${s.metrics.ARR} | ${s.cost.llmCallsPerCheck} | ${s.cost.msPerCheck.p50} ms per trajectory (p50), ${s.metrics.msPerStepP50} ms per step |
 | ShieldAgent (paper, Table 3, the benchmark's own trajectories) | GPT-4o | 91.1 | 4.4 | – | ≈10 | ≈32 s per sample |
 
-## By eval type (the mutation that made a trajectory unsafe)
+## By eval type of the violated policies
 
 | group | n | ACC | FPR | ARR |
 | --- | --- | --- | --- | --- |
