@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { registerBenchCommand } from "./bench.js";
 import { registerCheckCommand } from "./check.js";
+import { registerCompileCommand } from "./compile.js";
 import { registerDemoCommand } from "./demo.js";
 import { registerLtlCommand } from "./ltl.js";
 import { registerPolicyBuildCommand } from "./policy-build.js";
@@ -11,6 +12,7 @@ import { registerPolicyTrainCommand } from "./policy-train.js";
 export function registerCommands(options: { program: Command }): void {
   const { program } = options;
   registerCheckCommand({ program });
+  registerCompileCommand({ program });
   registerDemoCommand({ program });
   registerBenchCommand({ program });
   registerLtlCommand({ program });
