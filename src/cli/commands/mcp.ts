@@ -1,0 +1,142 @@
+/**
+ * `warden mcp serve`: Warden's MCP server (tools warden_check, warden_policies) on stdio.
+ * `warden mcp proxy --policy <p> -- <command> [args...]`: the guard proxy on stdio in front of an upstream
+ * MCP server started as a child process; calls the policy does not allow never reach it.
+ * stdout carries the protocol, so everything else (logs, errors) goes to stderr.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Command } from "commander";
+import { z } from "zod";
+import { WardenError } from "../../core/errors.js";
+import { parseWith } from "../../core/validate.js";
+import { createGuardedMcpProxy } from "../../mcp/guarded-mcp-proxy.js";
+import { createWardenMcpServer } from "../../mcp/warden-mcp-server.js";
+import { openGuardService } from "../../runtime/open-guard-service.js";
+import { createServerLogger } from "../../server/request-log.js";
+import { readJsonInput } from "../read-input.js";
+import { addGuardOptions, guardOptionsFrom, untilStopped } from "./serve.js";
+
+const LogLevelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
+
+const ProxyOptionsSchema = z.object({
+  task: z.string().optional(),
+  context: z.string().optional(),
+  toolPrefix: z.string().optional(),
+  logLevel: LogLevelSchema,
+});
+
+async function readContext(value: string | undefined): Promise<Record<string, unknown> | undefined> {
+  if (value === undefined) return undefined;
+  if (value.trim() === "-") {
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message: "--context cannot be read from stdin: stdin carries the MCP protocol; give JSON or a file",
+      details: { fields: ["--context"] },
+    });
+  }
+  return parseWith({
+    schema: z.record(z.string(), z.unknown()),
+    value: await readJsonInput({ value, option: "--context" }),
+    what: "--context (a JSON object)",
+    path: "context",
+  });
+}
+
+export function registerMcpCommand(options: { program: Command }): void {
+  const mcp = options.program.command("mcp").description("Warden over the Model Context Protocol (stdio)");
+
+  const serve = mcp
+    .command("serve")
+    .description("Serve warden_check and warden_policies as an MCP server on stdio");
+  addGuardOptions({ command: serve })
+    .option(
+      "--log-level <level>",
+      "fatal | error | warn | info | debug | trace | silent (logs go to stderr)",
+      "info",
+    )
+    .action(async (raw: Record<string, unknown>) => {
+      const logLevel = parseWith({ schema: LogLevelSchema, value: raw.logLevel, what: "--log-level" });
+      const logger = createServerLogger({ level: logLevel, name: "warden-mcp" });
+      const service = await openGuardService(guardOptionsFrom({ raw }));
+      const server = createWardenMcpServer({ service, logger });
+      const closed = new Promise<void>((resolve) => {
+        server.onclose = resolve;
+      });
+      try {
+        await server.connect(new StdioServerTransport());
+        logger.info(
+          { policies: service.listPolicies().map((p) => p.name), engine: service.defaultEngine },
+          "serving on stdio",
+        );
+        const reason = await untilStopped({ stdin: true, also: closed });
+        logger.info({ reason }, "stopping");
+      } finally {
+        await server.close().catch(() => undefined);
+        await service.close();
+      }
+    });
+
+  const proxy = mcp
+    .command("proxy")
+    .description(
+      "Guard an MCP server: forward only the tool calls the policy allows (stdio in front of <command>)",
+    )
+    .argument("<command>", "the upstream MCP server's command (after --)")
+    .argument("[args...]", "its arguments")
+    .usage("--policy <name|file> [options] -- <command> [args...]");
+  addGuardOptions({ command: proxy })
+    .option("--task <text>", "the agent's task, checked as the agent input of every call")
+    .option("--context <json|file>", 'facts added to every check, e.g. \'{"identity":"engineer"}\'')
+    .option(
+      "--tool-prefix <prefix>",
+      'prefix tool names before checking, e.g. "filesystem." for a server whose tool is "delete_file"',
+    )
+    .option(
+      "--log-level <level>",
+      "fatal | error | warn | info | debug | trace | silent (logs go to stderr)",
+      "info",
+    )
+    .action(async (command: string, args: string[], raw: Record<string, unknown>) => {
+      const o = parseWith({
+        schema: ProxyOptionsSchema,
+        value: { task: raw.task, context: raw.context, toolPrefix: raw.toolPrefix, logLevel: raw.logLevel },
+        what: "mcp proxy options",
+      });
+      const guard = guardOptionsFrom({ raw });
+      if (guard.policies?.length !== 1) {
+        throw new WardenError({
+          code: "INVALID_INPUT",
+          message:
+            "warden mcp proxy needs exactly one --policy (the policy every tool call is checked against)",
+          details: { fields: ["--policy"] },
+        });
+      }
+      const context = await readContext(o.context);
+      const logger = createServerLogger({ level: o.logLevel, name: "warden-proxy" });
+      const service = await openGuardService(guard);
+      try {
+        const [summary] = service.listPolicies();
+        const policy = service.getPolicy({ name: summary!.name });
+        const engine = await service.getEngine({});
+        const guarded = await createGuardedMcpProxy({
+          upstream: { command, args },
+          policy,
+          engine,
+          ...(o.task !== undefined ? { task: o.task } : {}),
+          ...(context ? { context } : {}),
+          ...(o.toolPrefix !== undefined ? { toolPrefix: o.toolPrefix } : {}),
+          logger,
+        });
+        try {
+          await guarded.connect({ transport: new StdioServerTransport() });
+          logger.info({ policy: policy.name, engine: engine.name, upstream: command }, "guarding on stdio");
+          const reason = await untilStopped({ stdin: true, also: guarded.closed });
+          logger.info({ reason, ...guarded.stats() }, "stopping");
+        } finally {
+          await guarded.close();
+        }
+      } finally {
+        await service.close();
+      }
+    });
+}

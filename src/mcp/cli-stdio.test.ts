@@ -1,0 +1,153 @@
+/**
+ * The commands as a user runs them: `warden mcp proxy` in front of an upstream server started as a child
+ * process, `warden mcp serve` and `warden serve`, each in its own process, talking over stdio or a socket.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import type { Decision } from "../core/decision.js";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const cli = join(here, "warden-cli.fixture.ts");
+const upstream = join(here, "stdio-upstream.fixture.ts");
+const node = [process.execPath, "--import", "tsx"];
+const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") out[k] = v;
+  return { ...out, ...extra };
+}
+
+describe("CLI commands over stdio and HTTP", () => {
+  it.concurrent("warden mcp proxy forwards allowed calls to the upstream process and blocks the rest", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-proxy-"));
+    const log = join(dir, "calls.jsonl");
+    const transport = new StdioClientTransport({
+      command: node[0]!,
+      args: [
+        ...node.slice(1),
+        cli,
+        "mcp",
+        "proxy",
+        "--policy",
+        "mcp-tools",
+        "--log-level",
+        "info",
+        "--",
+        ...node,
+        upstream,
+      ],
+      env: env({ FAKE_UPSTREAM_LOG: log }),
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const client = new Client({ name: "agent", version: "1.0.0" });
+    try {
+      await client.connect(transport, { timeout: 30_000 });
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain("filesystem.delete_file");
+      const allowed = await client.callTool({
+        name: "filesystem.delete_file",
+        arguments: { path: "/tmp/old.log" },
+      });
+      expect(text(allowed)).toBe("deleted /tmp/old.log");
+      const denied = await client.callTool({
+        name: "github.delete_repository",
+        arguments: { repo: "acme/api" },
+      });
+      expect(denied.isError).toBe(true);
+      expect(text(denied)).toContain("[tool.no-repo-deletion]");
+      const ask = await client.callTool({
+        name: "github.merge_pull_request",
+        arguments: { repo: "acme/api", number: 1 },
+      });
+      expect(ask.isError).toBe(true);
+      expect(text(ask)).toContain("A human must confirm");
+      const received = readFileSync(log, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(received).toEqual([{ name: "filesystem.delete_file", args: { path: "/tmp/old.log" } }]);
+      expect(stderr).toContain('"msg":"blocked"');
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.concurrent("warden mcp serve answers warden_check on stdio", async () => {
+    const transport = new StdioClientTransport({
+      command: node[0]!,
+      args: [...node.slice(1), cli, "mcp", "serve", "--policy", "mcp-tools", "--log-level", "silent"],
+      env: env(),
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "host", version: "1.0.0" });
+    try {
+      await client.connect(transport, { timeout: 30_000 });
+      const result = await client.callTool({
+        name: "warden_check",
+        arguments: {
+          policy: "mcp-tools",
+          input: "",
+          output: JSON.stringify({ name: "email.send", arguments: { to: "someone@evil.test" } }),
+        },
+      });
+      expect((result.structuredContent as Decision).violations[0]?.ruleId).toBe("tool.email-internal-only");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.concurrent("warden serve listens on 127.0.0.1 and stops on SIGTERM", async () => {
+    const child = spawn(node[0]!, [...node.slice(1), cli, "serve", "--port", "0", "--policy", "mcp-tools"], {
+      env: env(),
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let seen = "";
+        const timer = setTimeout(() => reject(new Error(`no URL within 30 s: ${seen}`)), 30_000);
+        child.stderr.on("data", (chunk: Buffer) => {
+          seen += chunk.toString();
+          const match = /serving (http:\/\/\S+)/.exec(seen);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+        child.once("exit", () => reject(new Error(`exited early: ${seen}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const res = await fetch(`${url}/v1/check`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          policy: "mcp-tools",
+          subject: {
+            input: "",
+            output: JSON.stringify({ name: "shell.run", arguments: { command: "rm -rf /" } }),
+          },
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(((await res.json()) as Decision).verdict).toBe("deny");
+      child.kill("SIGTERM");
+      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 10_000))]);
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+});

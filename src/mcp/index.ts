@@ -1,0 +1,31 @@
+/**
+ * warden/mcp: Warden over the Model Context Protocol.
+ *
+ * - `createWardenMcpServer({ service })`: an MCP server with the tools `warden_check` (the Decision as
+ *   structured content plus a one-line summary) and `warden_policies`; connect it to any transport.
+ * - `createGuardedMcpProxy({ upstream, policy, engine })`: presents an upstream MCP server's tools
+ *   unchanged and forwards a `tools/call` only when the policy allows it; a deny or ask is answered as
+ *   a tool result with `isError: true` explaining the rules.
+ * - `toMcpError` / `MCP_ERROR_CODE_BY_WARDEN_CODE`: how Warden errors become MCP errors.
+ * Build a `service` with `openGuardService` (from configuration) or `createGuardService`.
+ */
+export { createGuardService, type GuardService } from "../runtime/guard-service.js";
+export { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
+export { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
+export { summarizeDecision } from "./decision-summary.js";
+export {
+  createGuardedMcpProxy,
+  type GuardedMcpProxy,
+  type GuardedMcpProxyOptions,
+  type GuardedMcpProxyStats,
+  type StdioUpstream,
+} from "./guarded-mcp-proxy.js";
+export { MCP_ERROR_CODE_BY_WARDEN_CODE, toMcpError } from "./mcp-errors.js";
+export { toolCallSubject } from "./tool-call-subject.js";
+export {
+  createWardenMcpServer,
+  WARDEN_TOOLS,
+  type WardenCheckArguments,
+  WardenCheckArgumentsSchema,
+  type WardenMcpServerOptions,
+} from "./warden-mcp-server.js";

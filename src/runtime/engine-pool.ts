@@ -1,0 +1,77 @@
+/**
+ * Engines by name, built on first use from one shared setup and kept for the life of a long-running
+ * process (HTTP server, MCP server). A request may pick any engine; the pool builds each at most once, and
+ * the model they share is closed once, by the pool, rather than by every engine that used it.
+ */
+import { WardenError } from "../core/errors.js";
+import type { Engine } from "../engines/engine.js";
+import type { ModelClient } from "../llm/model.js";
+import { createEngine, type EngineHandle, type EngineName, type EngineSetup } from "./create-engine.js";
+
+/** What a server needs from its engines: the default one's name and any engine by name. */
+export interface EngineProvider {
+  readonly defaultEngine: EngineName;
+  /** The engine of that name (the default when absent); throws MODEL_CONFIG when it needs a missing model. */
+  get(options: { engine?: EngineName }): Promise<Engine>;
+  close?(): Promise<void>;
+}
+
+export interface EnginePool extends EngineProvider {
+  close(): Promise<void>;
+}
+
+/** The model without its `close`: engines built from it must not close what the pool shares. */
+function unclosable(model: ModelClient): ModelClient {
+  const view: ModelClient = {
+    id: model.id,
+    generateText: (o) => model.generateText(o),
+    generateObject: (o) => model.generateObject(o),
+    stats: () => model.stats(),
+  };
+  if (model.embed) {
+    const embed = model.embed.bind(model);
+    view.embed = (o) => embed(o);
+  }
+  return view;
+}
+
+export function createEnginePool(options: {
+  /** Everything createEngine takes but the engine name. */
+  setup: Omit<EngineSetup, "engine">;
+  defaultEngine?: EngineName;
+}): EnginePool {
+  const defaultEngine = options.defaultEngine ?? "auto";
+  const { model, ...rest } = options.setup;
+  const setup: Omit<EngineSetup, "engine"> = { ...rest, ...(model ? { model: unclosable(model) } : {}) };
+  const handles = new Map<EngineName, Promise<EngineHandle>>();
+  let closed = false;
+
+  return {
+    defaultEngine,
+    async get({ engine }) {
+      if (closed) throw new WardenError({ code: "ABORTED", message: "the engines are closed" });
+      const name = engine ?? defaultEngine;
+      let handle = handles.get(name);
+      if (!handle) {
+        handle = createEngine({ ...setup, engine: name });
+        handles.set(name, handle);
+        // A failed build (no model for a model engine) is not kept: the same error is answered each time.
+        handle.catch(() => {
+          if (handles.get(name) === handle) handles.delete(name);
+        });
+      }
+      return (await handle).engine;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const all = [...handles.values()];
+      handles.clear();
+      for (const pending of all) {
+        const handle = await pending.catch(() => undefined);
+        await handle?.close();
+      }
+      await model?.close?.();
+    },
+  };
+}

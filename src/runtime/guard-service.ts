@@ -1,0 +1,128 @@
+/**
+ * The guard behind Warden's long-running faces (HTTP server, MCP server): preloaded policies by name,
+ * engines by name, and counters. Each face validates its own input and maps errors its own way; this
+ * service only answers checks, so a check means the same thing whichever face received it.
+ */
+import type { Decision } from "../core/decision.js";
+import { toWardenError, WardenError } from "../core/errors.js";
+import { isCompiled, type Policy } from "../core/policy.js";
+import type { Subject } from "../core/subject.js";
+import type { Engine } from "../engines/engine.js";
+import type { ModelClient } from "../llm/model.js";
+import { type CheckStatsSnapshot, createCheckStats } from "./check-stats.js";
+import type { EngineName } from "./create-engine.js";
+import type { EngineProvider } from "./engine-pool.js";
+
+export interface PolicySummary {
+  name: string;
+  version: string;
+  description?: string;
+  agent?: string;
+  /** True when the compiled engine can decide with it (it has compiled rules). */
+  compiled: boolean;
+  /** Rule counts by kind, and their total. */
+  rules: { access: number; attribute: number; tool: number; temporal: number; total: number };
+}
+
+export interface GuardService {
+  readonly defaultEngine: EngineName;
+  listPolicies(): PolicySummary[];
+  /** The preloaded policy of that name; throws POLICY_NOT_FOUND. */
+  getPolicy(options: { name: string }): Policy;
+  /** The engine of that name (the default when absent); throws MODEL_CONFIG when it needs a missing model. */
+  getEngine(options: { engine?: EngineName }): Promise<Engine>;
+  /** One decision; a deny is a returned Decision, errors (unknown policy, engine without model) throw. */
+  check(options: {
+    policy: string;
+    subject: Subject;
+    engine?: EngineName;
+    signal?: AbortSignal;
+  }): Promise<Decision>;
+  stats(): CheckStatsSnapshot;
+  close(): Promise<void>;
+}
+
+export function summarizePolicyRules(options: { policy: Policy }): PolicySummary {
+  const { policy } = options;
+  const r = policy.rules;
+  const rules = {
+    access: r?.access?.rules.length ?? 0,
+    attribute: r?.attributeRules?.length ?? 0,
+    tool: r?.toolRules?.length ?? 0,
+    temporal: r?.temporalRules?.length ?? 0,
+  };
+  return {
+    name: policy.name,
+    version: policy.version,
+    ...(policy.description ? { description: policy.description } : {}),
+    ...(policy.agent ? { agent: policy.agent } : {}),
+    compiled: isCompiled(policy),
+    rules: { ...rules, total: rules.access + rules.attribute + rules.tool + rules.temporal },
+  };
+}
+
+export function createGuardService(options: {
+  policies: readonly Policy[];
+  engines: EngineProvider;
+  /** The configured model, for its counters in stats (engines get it through `engines`). */
+  model?: ModelClient;
+  /** Runs after the engines are closed (a store opened for the engines' memory). */
+  onClose?: () => Promise<void>;
+}): GuardService {
+  const policies = new Map<string, Policy>();
+  for (const policy of options.policies) {
+    if (policies.has(policy.name)) {
+      throw new WardenError({
+        code: "INVALID_INPUT",
+        message: `two policies are named ${policy.name}; each preloaded policy needs its own name`,
+        details: { field: "policies", name: policy.name },
+      });
+    }
+    policies.set(policy.name, policy);
+  }
+  const stats = createCheckStats();
+  const { engines } = options;
+  let closed = false;
+
+  const getPolicy = ({ name }: { name: string }): Policy => {
+    const policy = policies.get(name);
+    if (!policy) {
+      throw new WardenError({
+        code: "POLICY_NOT_FOUND",
+        message: `no policy named "${name}" is loaded; loaded: ${[...policies.keys()].join(", ") || "(none)"}`,
+        details: { field: "policy", policy: name },
+      });
+    }
+    return policy;
+  };
+
+  return {
+    defaultEngine: engines.defaultEngine,
+    listPolicies: () => [...policies.values()].map((policy) => summarizePolicyRules({ policy })),
+    getPolicy,
+    getEngine: ({ engine }) => engines.get({ ...(engine ? { engine } : {}) }),
+    async check({ policy: name, subject, engine: engineName, signal }) {
+      const started = performance.now();
+      try {
+        const policy = getPolicy({ name });
+        const engine = await engines.get({ ...(engineName ? { engine: engineName } : {}) });
+        const decision = await engine.check({ policy, subject, ...(signal ? { signal } : {}) });
+        stats.recordDecision({ policy: name, decision, ms: performance.now() - started });
+        return decision;
+      } catch (error) {
+        stats.recordError({ code: toWardenError({ error }).code });
+        throw error;
+      }
+    },
+    stats: () => stats.snapshot(options.model ? { model: options.model } : {}),
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await engines.close?.();
+      } finally {
+        await options.onClose?.();
+      }
+    },
+  };
+}

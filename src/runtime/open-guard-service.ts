@@ -1,0 +1,112 @@
+/**
+ * Assembles a GuardService from configuration, the way `warden check` assembles one check: model from
+ * the model options, memory (store + bank) when a model engine can use it, policies loaded with their seed
+ * demonstrations, user toolbox functions, and an engine pool. The default engine is built at once, so a
+ * misconfiguration (a model engine without a model) stops the start instead of failing every request.
+ */
+import { z } from "zod";
+import { WardenError } from "../core/errors.js";
+import { parseWith } from "../core/validate.js";
+import type { ModelClient } from "../llm/model.js";
+import { createMemoryBank } from "../memory/memory-bank.js";
+import { listBundledPolicies } from "../policies/load-policy.js";
+import type { Store } from "../store/store.js";
+import { loadToolFunctions } from "../toolbox/load-tool-functions.js";
+import { ENGINE_NAMES } from "./create-engine.js";
+import { openStore } from "./default-store.js";
+import { createEnginePool } from "./engine-pool.js";
+import { createGuardService, type GuardService } from "./guard-service.js";
+import { ModelOptionsSchema, modelFromOptions } from "./model-options.js";
+import { loadPolicyWithSeeds } from "./policy-context.js";
+
+export const GuardServiceOptionsSchema = ModelOptionsSchema.extend({
+  /** Policy names or paths to preload; empty = every bundled policy. */
+  policies: z.array(z.string().min(1)).default([]),
+  engine: z.enum(ENGINE_NAMES).default("auto"),
+  shots: z.coerce.number().int().min(0).optional(),
+  retrieval: z.enum(["most", "least"]).default("most"),
+  debugRounds: z.coerce.number().int().min(0).max(10).optional(),
+  toolbox: z.boolean().default(true),
+  /** Use demonstrations from a store (only opened when a model is configured). */
+  memory: z.boolean().default(true),
+  tools: z.array(z.string()).default([]),
+  demos: z.array(z.string()).default([]),
+  /** Memory database path (default $WARDEN_STORE or the XDG state directory); ":memory:" for none on disk. */
+  store: z.string().min(1).optional(),
+  failOpen: z.boolean().default(false),
+  learn: z.enum(["off", "successful", "correct-only"]).default("successful"),
+  sandboxWorkers: z.coerce.number().int().min(1).max(64).optional(),
+});
+export type GuardServiceOptions = z.input<typeof GuardServiceOptionsSchema>;
+
+export async function openGuardService(
+  options: GuardServiceOptions & {
+    /** A model client made by the caller (tests, embedding apps); takes precedence over `model`; the service closes it. */
+    modelClient?: ModelClient;
+    /** Directory policy paths are resolved against (default the process's). */
+    cwd?: string;
+  },
+): Promise<GuardService> {
+  const { modelClient, cwd, ...raw } = options;
+  const o = parseWith({ schema: GuardServiceOptionsSchema, value: raw, what: "guard service options" });
+  const model = modelClient ?? modelFromOptions(o);
+  // Any request may pick a model engine, so memory is opened whenever there is a model to use it.
+  const usesMemory = o.memory && model !== undefined;
+  let store: Store | undefined;
+  let service: GuardService | undefined;
+  try {
+    store = usesMemory ? await openStore({ ...(o.store ? { path: o.store } : {}) }) : undefined;
+    const memory = store ? createMemoryBank({ store, learn: o.learn }) : undefined;
+    const refs = o.policies.length > 0 ? o.policies : listBundledPolicies();
+    if (refs.length === 0) {
+      throw new WardenError({
+        code: "INVALID_INPUT",
+        message: "no policy to load: pass --policy (a bundled name or a policy file)",
+        details: { field: "policies" },
+      });
+    }
+    const policies = [];
+    for (const ref of refs) {
+      const loaded = await loadPolicyWithSeeds({
+        ref,
+        ...(memory ? { memory } : {}),
+        extraDemonstrations: o.demos,
+        ...(cwd ? { cwd } : {}),
+      });
+      policies.push(loaded.policy);
+    }
+    const toolFunctions = (await Promise.all(o.tools.map((path) => loadToolFunctions({ path })))).flat();
+    const engines = createEnginePool({
+      defaultEngine: o.engine,
+      setup: {
+        ...(model ? { model } : {}),
+        ...(memory ? { memory } : {}),
+        ...(o.shots !== undefined ? { shots: o.shots } : {}),
+        retrieval: o.retrieval,
+        ...(o.debugRounds !== undefined ? { debugRounds: o.debugRounds } : {}),
+        toolbox: o.toolbox,
+        toolFunctions,
+        learn: o.learn,
+        failMode: o.failOpen ? "open" : "closed",
+        ...(o.sandboxWorkers !== undefined ? { sandboxWorkers: o.sandboxWorkers } : {}),
+      },
+    });
+    const openedStore = store;
+    service = createGuardService({
+      policies,
+      engines,
+      ...(model ? { model } : {}),
+      ...(openedStore ? { onClose: () => openedStore.close() } : {}),
+    });
+    await service.getEngine({});
+    return service;
+  } catch (error) {
+    // Once made, the service owns the model (through its engine pool) and the store.
+    if (service) await service.close().catch(() => undefined);
+    else {
+      await model?.close?.()?.catch(() => undefined);
+      await store?.close().catch(() => undefined);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,16 @@
+/** The body of `POST /v1/check`: a preloaded policy's name, the subject to check and, optionally, the engine. */
+import { z } from "zod";
+import { SubjectSchema } from "../core/subject.js";
+import { ENGINE_NAMES } from "../runtime/create-engine.js";
+
+export const CheckRequestSchema = z
+  .object({
+    /** Name of a policy the server preloaded (see GET /v1/policies). */
+    policy: z.string().min(1),
+    subject: SubjectSchema,
+    /** Engine to decide with; the server's default when absent. */
+    engine: z.enum(ENGINE_NAMES).optional(),
+  })
+  .strict();
+export type CheckRequest = z.output<typeof CheckRequestSchema>;
+export type CheckRequestInput = z.input<typeof CheckRequestSchema>;

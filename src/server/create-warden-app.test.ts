@@ -1,0 +1,203 @@
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Decision } from "../core/decision.js";
+import { loadPolicy } from "../policies/load-policy.js";
+import { createEnginePool } from "../runtime/engine-pool.js";
+import { createGuardService, type GuardService } from "../runtime/guard-service.js";
+import { createWardenApp } from "./create-warden-app.js";
+import type { ErrorBody } from "./http-status.js";
+
+const call = (name: string, args: Record<string, unknown>) =>
+  JSON.stringify({ method: "tools/call", params: { name, arguments: args } });
+
+const post = (app: ReturnType<typeof createWardenApp>, body: unknown, raw?: string) =>
+  app.request("/v1/check", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: raw ?? JSON.stringify(body),
+  });
+
+describe("createWardenApp", () => {
+  let service: GuardService;
+  let app: ReturnType<typeof createWardenApp>;
+  const lines: Record<string, unknown>[] = [];
+
+  beforeAll(() => {
+    service = createGuardService({
+      policies: [loadPolicy({ ref: "mcp-tools" }).policy, loadPolicy({ ref: "eicu-ac" }).policy],
+      engines: createEnginePool({ setup: {}, defaultEngine: "compiled" }),
+    });
+    const logger = pino({ base: undefined }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    app = createWardenApp({ service, logger, maxBodyBytes: 64 * 1024 });
+  });
+  afterAll(async () => {
+    await service.close();
+  });
+
+  it("answers an allowed tool call with 200 and the Decision", async () => {
+    const res = await post(app, {
+      policy: "mcp-tools",
+      subject: { input: "Open an issue", output: call("github.create_issue", { title: "bug" }) },
+    });
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Decision;
+    expect(d).toMatchObject({ allowed: true, verdict: "allow", label: 0 });
+    expect(d.policy).toEqual({ name: "mcp-tools", version: "1.0.0" });
+  });
+
+  it("answers a deny with 200 and allowed:false, naming the violated rule", async () => {
+    const res = await post(app, {
+      policy: "mcp-tools",
+      subject: { input: "", output: call("github.delete_repository", { repo: "acme/api" }) },
+    });
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Decision;
+    expect(d).toMatchObject({ allowed: false, verdict: "deny", label: 1 });
+    expect(d.violations.map((v) => v.ruleId)).toEqual(["tool.no-repo-deletion"]);
+  });
+
+  it("answers an ask with 200, allowed:false and verdict ask", async () => {
+    const res = await post(app, {
+      policy: "mcp-tools",
+      subject: {
+        input: "",
+        output: "",
+        context: { toolCalls: [{ name: "github.merge_pull_request", arguments: { number: 7 } }] },
+      },
+    });
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Decision;
+    expect(d).toMatchObject({ allowed: false, verdict: "ask" });
+    expect(d.violations[0]?.ruleId).toBe("tool.confirm-merge");
+  });
+
+  it("rejects a bad body with 400 naming the field", async () => {
+    const res = await post(app, { policy: "mcp-tools", subject: { input: 42 } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe("INVALID_INPUT");
+    expect(body.error.message).toContain("subject.input");
+    expect(body.error.details?.fields).toEqual(["subject.input"]);
+  });
+
+  it("rejects unknown fields, a missing policy and a wrong engine by name", async () => {
+    const unknown = await post(app, { policy: "mcp-tools", subject: { input: "" }, egnine: "compiled" });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as ErrorBody).error.message).toContain("egnine");
+    const missing = await post(app, { subject: { input: "" } });
+    expect(((await missing.json()) as ErrorBody).error.details?.fields).toEqual(["policy"]);
+    const engine = await post(app, { policy: "mcp-tools", subject: { input: "" }, engine: "magic" });
+    expect(engine.status).toBe(400);
+    expect(((await engine.json()) as ErrorBody).error.details?.fields).toEqual(["engine"]);
+  });
+
+  it("rejects a body that is not JSON with 400", async () => {
+    const res = await post(app, undefined, "{not json");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("INVALID_INPUT");
+  });
+
+  it("answers an unknown policy with 404 POLICY_NOT_FOUND", async () => {
+    const res = await post(app, { policy: "no-such-policy", subject: { input: "x" } });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe("POLICY_NOT_FOUND");
+    expect(body.error.message).toContain("mcp-tools");
+  });
+
+  it("answers an engine that needs a model, on a server without one, with 400 MODEL_CONFIG", async () => {
+    for (const engine of ["guardagent", "baseline"]) {
+      const res = await post(app, { policy: "mcp-tools", subject: { input: "x" }, engine });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as ErrorBody;
+      expect(body.error.code).toBe("MODEL_CONFIG");
+      expect(body.error.message).toContain("needs a model");
+    }
+  });
+
+  it("rejects a body over the size limit with 413", async () => {
+    const big = "x".repeat(70 * 1024);
+    const res = await post(app, { policy: "mcp-tools", subject: { input: big } });
+    expect(res.status).toBe(413);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe("INVALID_INPUT");
+    expect(body.error.details).toMatchObject({ reason: "body-too-large", limitBytes: 64 * 1024 });
+  });
+
+  it("lists policies with versions, compiled flags and rule counts, and serves each artifact", async () => {
+    const list = (await (await app.request("/v1/policies")).json()) as {
+      policies: {
+        name: string;
+        version: string;
+        compiled: boolean;
+        rules: { tool: number; total: number };
+      }[];
+    };
+    const mcp = list.policies.find((p) => p.name === "mcp-tools");
+    expect(mcp).toMatchObject({ version: "1.0.0", compiled: true, rules: { tool: 12, total: 12 } });
+    expect(list.policies.map((p) => p.name).sort()).toEqual(["eicu-ac", "mcp-tools"]);
+    const one = await app.request("/v1/policies/mcp-tools");
+    expect(one.status).toBe(200);
+    const policy = (await one.json()) as { name: string; rules: { toolRules: unknown[] }; requests: string };
+    expect(policy.name).toBe("mcp-tools");
+    expect(policy.rules.toolRules).toHaveLength(12);
+    expect(policy.requests.length).toBeGreaterThan(0);
+    const none = await app.request("/v1/policies/nope");
+    expect(none.status).toBe(404);
+  });
+
+  it("counts checks by verdict and errors by code in /v1/stats", async () => {
+    const stats = (await (await app.request("/v1/stats")).json()) as {
+      checks: { total: number; allow: number; deny: number; ask: number };
+      errors: { byCode: Record<string, number> };
+      llm: { calls: number };
+      model: unknown;
+    };
+    expect(stats.checks).toMatchObject({ total: 3, allow: 1, deny: 1, ask: 1 });
+    expect(stats.errors.byCode).toMatchObject({ POLICY_NOT_FOUND: 1, MODEL_CONFIG: 2 });
+    expect(stats.llm.calls).toBe(0);
+    expect(stats.model).toBeNull();
+  });
+
+  it("answers health and unknown routes", async () => {
+    const health = await app.request("/healthz");
+    expect(await health.json()).toMatchObject({ status: "ok", policies: 2, engine: "compiled" });
+    const missing = await app.request("/v2/whatever");
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as ErrorBody).error.code).toBe("INVALID_INPUT");
+    const wrongMethod = await app.request("/v1/check");
+    expect(wrongMethod.status).toBe(404);
+  });
+
+  it("logs one line per request with method, path, status, ms and verdict", () => {
+    const checks = lines.filter((l) => l.path === "/v1/check" && l.msg === "request");
+    const deny = checks.find((l) => l.verdict === "deny");
+    expect(deny).toMatchObject({ method: "POST", status: 200, policy: "mcp-tools" });
+    expect(typeof deny?.ms).toBe("number");
+    expect(checks.find((l) => l.status === 404)).toMatchObject({ code: "POLICY_NOT_FOUND" });
+  });
+});
+
+describe("createWardenApp with a failing engine", () => {
+  it("answers 500 with a generic message and no stack or inner message", async () => {
+    const service = createGuardService({
+      policies: [loadPolicy({ ref: "mcp-tools" }).policy],
+      engines: {
+        defaultEngine: "compiled",
+        get: async () => ({
+          name: "broken",
+          check: async () => {
+            throw new Error("secret detail at /srv/app.js:12");
+          },
+        }),
+      },
+    });
+    const app = createWardenApp({ service, logger: false });
+    const res = await post(app, { policy: "mcp-tools", subject: { input: "x" } });
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: { code: "INTERNAL", message: "internal error" } });
+    expect(text).not.toContain("secret");
+    await service.close();
+  });
+});

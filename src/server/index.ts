@@ -1,0 +1,18 @@
+/**
+ * warden/server: Warden as an HTTP service.
+ *
+ * - `startServer({ port, host, policyRefs, engine, model, store, ... })` assembles the guard from
+ *   configuration and listens (127.0.0.1 by default); returns `{ url, close }`.
+ * - `createWardenApp({ service })` is the Hono app alone, to mount in an existing server or test with
+ *   `app.request()`; build its `service` with `openGuardService` (from configuration) or
+ *   `createGuardService` (from policies and engines you already have).
+ * - `httpErrorFor` / `HTTP_STATUS_BY_CODE`: how error codes become statuses.
+ */
+export { createEnginePool, type EnginePool, type EngineProvider } from "../runtime/engine-pool.js";
+export { createGuardService, type GuardService, type PolicySummary } from "../runtime/guard-service.js";
+export { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
+export { type CheckRequest, type CheckRequestInput, CheckRequestSchema } from "./check-request.js";
+export { createWardenApp, DEFAULT_MAX_BODY_BYTES, type WardenAppOptions } from "./create-warden-app.js";
+export { type ErrorBody, HTTP_STATUS_BY_CODE, httpErrorFor } from "./http-status.js";
+export { createServerLogger } from "./request-log.js";
+export { type RunningServer, type StartServerOptions, startServer } from "./start-server.js";

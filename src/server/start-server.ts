@@ -1,0 +1,106 @@
+/**
+ * Starts Warden's HTTP API on a port: assembles the guard from configuration (policies, engine, model,
+ * store), listens on 127.0.0.1 unless told otherwise, and returns the URL and a `close` that stops
+ * listening, ends open connections after a grace period and releases engines, model and store.
+ */
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { ModelClient } from "../llm/model.js";
+import type { GuardService } from "../runtime/guard-service.js";
+import { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
+import { createWardenApp } from "./create-warden-app.js";
+import { createServerLogger, type Logger } from "./request-log.js";
+
+export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"> {
+  /** Port to listen on; 0 picks a free one (default 8787). */
+  port?: number;
+  /** Interface to bind (default 127.0.0.1: only this machine can connect). */
+  host?: string;
+  /** Policies to preload (bundled names or paths); empty = every bundled policy. */
+  policyRefs?: string[];
+  /** A model client made by the caller; takes precedence over `model`. */
+  modelClient?: ModelClient;
+  /** Directory policy paths are resolved against. */
+  cwd?: string;
+  logger?: Logger | false;
+  maxBodyBytes?: number;
+  /** How long `close` waits for requests in flight before cutting their connections (default 5000 ms). */
+  closeGraceMs?: number;
+}
+
+export interface RunningServer {
+  /** e.g. "http://127.0.0.1:8787". */
+  url: string;
+  port: number;
+  service: GuardService;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const {
+    port = 8787,
+    host = "127.0.0.1",
+    policyRefs,
+    logger,
+    maxBodyBytes,
+    closeGraceMs,
+    ...guard
+  } = options;
+  const log = logger === false ? undefined : (logger ?? createServerLogger());
+  const service = await openGuardService({ ...guard, policies: policyRefs ?? [] });
+  const app = createWardenApp({
+    service,
+    logger: log ?? false,
+    ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+  });
+  let server: ReturnType<typeof serve>;
+  let address: AddressInfo;
+  try {
+    ({ server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
+      (resolve, reject) => {
+        const s = serve({ fetch: app.fetch, port, hostname: host }, (info) =>
+          resolve({ server: s, address: info }),
+        );
+        s.once("error", reject);
+      },
+    ));
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  if (!LOOPBACK.has(host)) {
+    log?.warn({ host }, "listening beyond this machine: anyone who can reach it can ask for checks");
+  }
+  log?.info(
+    { url, policies: service.listPolicies().map((p) => p.name), engine: service.defaultEngine },
+    "listening",
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    service,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            if ("closeAllConnections" in server) server.closeAllConnections();
+          }, closeGraceMs ?? 5000);
+          timer.unref();
+          server.close(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+          if ("closeIdleConnections" in server) server.closeIdleConnections();
+        });
+        await service.close();
+      })();
+      return closing;
+    },
+  };
+}
