@@ -1,0 +1,97 @@
+/**
+ * `npm run bench`: the offline benchmark suite. Every engine that needs no model on every dataset present
+ * in ../shared/datasets (or $WARDEN_DATASETS), plus the micro-benchmarks (demonstration retrieval, sandbox
+ * throughput, compiled checks per second, LTLf, shield steps). Results go to bench/results/ with the
+ * machine and commit: one JSON file per run, latest.json and latest.md.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { runBenchmark } from "../src/bench/run-benchmark.js";
+import { runInfo } from "../src/bench/run-info.js";
+import { runTrajectoryBenchmark } from "../src/bench/run-trajectory-benchmark.js";
+import { packageRoot } from "../src/policies/package-root.js";
+import { benchCompiledChecks } from "./micro/compiled-checks.js";
+import { benchLtl } from "./micro/ltl.js";
+import { benchRetrieval } from "./micro/retrieval.js";
+import { benchSandboxThroughput } from "./micro/sandbox-throughput.js";
+import { benchShield } from "./micro/shield.js";
+
+const root = packageRoot();
+const datasets = resolve(process.env.WARDEN_DATASETS ?? join(root, "..", "shared", "datasets"));
+const quick = process.argv.includes("--quick");
+const outDir = join(root, "bench", "results");
+mkdirSync(outDir, { recursive: true });
+
+const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
+const results: Record<string, unknown> = {};
+
+async function step(name: string, fn: () => Promise<unknown>): Promise<void> {
+  log(`${name}...`);
+  const started = performance.now();
+  try {
+    results[name] = await fn();
+    log(`${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } catch (error) {
+    results[name] = { error: error instanceof Error ? error.message : String(error) };
+    log(`${name} FAILED: ${(results[name] as { error: string }).error}`);
+  }
+}
+
+const runsDir = join(outDir, "runs");
+const eicu = join(datasets, "eicu-ac");
+if (existsSync(join(eicu, "eicu_ac.json"))) {
+  for (const engine of ["compiled", "auto"] as const) {
+    await step(`dataset:eicu-ac:${engine}`, async () =>
+      (await runBenchmark({ dataset: "eicu-ac", data: eicu, engine, out: join(runsDir, `eicu-ac-${engine}`), fresh: true })).summary,
+    );
+  }
+} else log(`skipping eicu-ac: ${eicu} not found`);
+
+for (const engine of ["compiled", "auto"] as const) {
+  await step(`dataset:mind2web-sc(our fixture):${engine}`, async () =>
+    (await runBenchmark({ dataset: "mind2web-sc", engine, out: join(runsDir, `mind2web-sc-fixture-${engine}`), fresh: true })).summary,
+  );
+}
+
+const stwab = join(datasets, "st-webagentbench");
+if (existsSync(stwab)) {
+  await step("dataset:st-webagentbench(our trajectory suite):shield", async () =>
+    (
+      await runTrajectoryBenchmark({
+        dataset: "st-webagentbench",
+        data: stwab,
+        engine: "shield",
+        out: join(runsDir, "st-webagentbench-shield"),
+        fresh: true,
+        ...(quick ? { limit: 500 } : {}),
+      })
+    ).summary,
+  );
+} else log(`skipping st-webagentbench: ${stwab} not found`);
+
+log("agentharm and qa need a model-based engine: not part of the offline suite");
+
+await step("micro:retrieval", () => benchRetrieval(quick ? { n: 2_000, queries: 10 } : {}));
+await step("micro:sandbox-throughput", () => benchSandboxThroughput(quick ? { runs: 500 } : { runs: 3_000 }));
+await step("micro:compiled-checks", () => benchCompiledChecks({ data: eicu, ...(quick ? { seconds: 1 } : {}) }));
+await step("micro:ltl", () => benchLtl(quick ? { pairs: 5_000 } : {}));
+await step("micro:shield", () => benchShield(quick ? { runs: 1 } : {}));
+
+const info = runInfo();
+const record = { suite: "warden offline benchmarks", quick, info, datasets, results };
+const stamp = info.date.replace(/[:.]/g, "-");
+writeFileSync(join(outDir, `${stamp}${info.commit ? `-${info.commit}` : ""}.json`), `${JSON.stringify(record, null, 2)}\n`);
+writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(record, null, 2)}\n`);
+
+const lines = [
+  `# Warden offline benchmarks`,
+  "",
+  `Run ${info.date} on ${info.cpu} (${info.cores} cores, ${info.memoryGb} GB), Node ${info.node}, commit ${info.commit ?? "unknown"}${info.dirty ? " (uncommitted changes)" : ""}${quick ? "; quick mode" : ""}.`,
+  "",
+  "| benchmark | result |",
+  "| --- | --- |",
+  ...Object.entries(results).map(([name, value]) => `| ${name} | \`${JSON.stringify(value).slice(0, 400).replace(/\|/g, "\\|")}\` |`),
+  "",
+];
+writeFileSync(join(outDir, "latest.md"), lines.join("\n"));
+log(`wrote ${join(outDir, "latest.json")} and latest.md`);
