@@ -7,13 +7,25 @@ import type { Policy } from "../../core/policy.js";
 import type { Subject } from "../../core/subject.js";
 import { extractSeeActAction, formatSeeActAction } from "../compiled/extractors/seeact/index.js";
 
-function afterLastMarker(text: string, marker: RegExp): string | undefined {
-  let last: RegExpExecArray | undefined;
-  for (const m of text.matchAll(new RegExp(marker.source, `${marker.flags.replace("g", "")}g`))) {
-    last = m as RegExpExecArray;
+/** Line terminators as a multiline regex's `^` and `$` know them. */
+const LINE_BREAKS = "\n\r\u2028\u2029";
+/** After "Answer:", only whitespace up to the end of the line (or of the text). */
+const REST_OF_ANSWER_LINE = /[^\S\n\r\u2028\u2029]*(?:[\n\r\u2028\u2029]|$)/y;
+
+/**
+ * The text after the last line that is "Answer:" and optional whitespace (what `/^Answer:\s*$/m` finds
+ * last), trimmed. Searches backwards with lastIndexOf: the marker is near the end of every EHRAgent log,
+ * and a regex over the whole output on every check costs more than the rest of the answer lookup.
+ */
+function afterLastAnswerLine(text: string): string | undefined {
+  const marker = "Answer:";
+  for (let at = text.lastIndexOf(marker); at >= 0; at = at === 0 ? -1 : text.lastIndexOf(marker, at - 1)) {
+    if (at > 0 && !LINE_BREAKS.includes(text[at - 1]!)) continue;
+    REST_OF_ANSWER_LINE.lastIndex = at + marker.length;
+    // What the marker line's trailing whitespace adds is removed by trim() anyway.
+    if (REST_OF_ANSWER_LINE.test(text)) return text.slice(at + marker.length).trim();
   }
-  if (!last) return undefined;
-  return text.slice((last.index ?? 0) + last[0].length).trim();
+  return undefined;
 }
 
 function seeActAnswer(output: string): string | undefined {
@@ -28,7 +40,7 @@ export function agentAnswer(options: { policy?: Policy; subject: Subject }): unk
   if ("answer" in context && context.answer !== undefined) return context.answer;
   const agent = options.policy?.agent;
   if (agent === "ehragent" || /\nAnswer:\s*\n/.test(subject.output)) {
-    const answer = afterLastMarker(subject.output, /^Answer:\s*$/m);
+    const answer = afterLastAnswerLine(subject.output);
     if (answer !== undefined) return answer;
   }
   if (agent === "seeact") {

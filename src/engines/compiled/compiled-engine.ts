@@ -3,7 +3,13 @@
  * code — no model, microseconds. When a fact cannot be determined with confidence it fails closed and
  * names the fact (the `auto` engine falls back to a model instead).
  */
-import { allowDecision, type Decision, denyDecision, failureDecision } from "../../core/decision.js";
+import {
+  allowDecision,
+  type Cost,
+  type Decision,
+  denyDecision,
+  failureDecision,
+} from "../../core/decision.js";
 import { isCompiled, type Policy, policyRef } from "../../core/policy.js";
 import type { Subject } from "../../core/subject.js";
 import { agentAnswer } from "../common/agent-answer.js";
@@ -24,24 +30,31 @@ export interface CompiledEngine extends Engine {
   }): Decision;
 }
 
+/** The facts as the trace shows them; built key by key rather than from spreads (it runs per check). */
 function factsForTrace(facts: CompiledFacts): Record<string, unknown> {
-  return {
-    ...(facts.identity ? { role: facts.identity.role ?? null, attributes: facts.identity.attributes } : {}),
-    ...(facts.resources ? { resources: facts.resources } : {}),
-    ...(facts.task !== undefined ? { task: facts.task } : {}),
-    ...(facts.categories
-      ? {
-          categories: facts.categories.categories.map((c) => ({
-            rule: c.ruleId,
-            strength: c.strength,
-            evidence: c.evidence,
-          })),
-          categoryConfidence: facts.categories.confidence,
-        }
-      : {}),
-    ...(facts.toolCalls ? { toolCalls: facts.toolCalls.map((c) => ({ name: c.name, args: c.args })) } : {}),
-    ...(facts.missing.length ? { missing: facts.missing } : {}),
-  };
+  const out: Record<string, unknown> = {};
+  if (facts.identity) {
+    out.role = facts.identity.role ?? null;
+    out.attributes = facts.identity.attributes;
+  }
+  if (facts.resources) out.resources = facts.resources;
+  if (facts.task !== undefined) out.task = facts.task;
+  if (facts.categories) {
+    out.categories = facts.categories.categories.map((c) => ({
+      rule: c.ruleId,
+      strength: c.strength,
+      evidence: c.evidence,
+    }));
+    out.categoryConfidence = facts.categories.confidence;
+  }
+  if (facts.toolCalls) out.toolCalls = facts.toolCalls.map((c) => ({ name: c.name, args: c.args }));
+  if (facts.missing.length) out.missing = facts.missing;
+  return out;
+}
+
+/** A zero cost whose `ms` is filled in when the decision is complete. */
+function modelFreeCost(): Cost {
+  return { llmCalls: 0, inputTokens: 0, outputTokens: 0, ms: 0 };
 }
 
 export function createCompiledEngine(options: { failMode?: "closed" | "open" } = {}): CompiledEngine {
@@ -57,26 +70,34 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
     const started = o.started ?? performance.now();
     const compiled = compilePolicyRules({ policy: o.policy });
     const verdict = decide({ compiled, facts: o.facts });
-    const trace = {
-      attempts: [],
-      facts: factsForTrace(o.facts),
-      ...(o.facts.notes.length ? { notes: o.facts.notes } : {}),
-    };
-    const base = { engine: name, policy: policyRef(o.policy), trace };
+    const trace = o.facts.notes.length
+      ? { attempts: [], facts: factsForTrace(o.facts), notes: o.facts.notes }
+      : { attempts: [], facts: factsForTrace(o.facts) };
+    // The cost object goes into the decision as it is built and gets its time last, which saves
+    // copying the whole decision to set one field.
+    const cost = modelFreeCost();
     const decision =
       verdict.effect === "allow"
         ? allowDecision({
-            ...base,
+            engine: name,
+            policy: policyRef(o.policy),
+            trace,
+            cost,
             output: agentAnswer({ policy: o.policy, subject: o.subject }),
             explanation: verdict.reasons.length
               ? `Allowed: ${verdict.reasons.join("; ")}.`
               : "No rule of the policy applies.",
           })
-        : denyDecision({ ...base, violations: verdict.violations, verdict: verdict.effect });
-    return {
-      ...decision,
-      cost: { llmCalls: 0, inputTokens: 0, outputTokens: 0, ms: performance.now() - started },
-    };
+        : denyDecision({
+            engine: name,
+            policy: policyRef(o.policy),
+            trace,
+            cost,
+            violations: verdict.violations,
+            verdict: verdict.effect,
+          });
+    cost.ms = performance.now() - started;
+    return decision;
   }
 
   return {
@@ -99,16 +120,19 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
       }
       const facts = extractFacts({ compiled: compilePolicyRules({ policy }), subject });
       if (facts.missing.length > 0) {
+        const cost = modelFreeCost();
         const d = failureDecision({
           engine: name,
           policy: policyRef(policy),
+          cost,
           code: "EXTRACTION_FAILED",
           message: `could not determine ${facts.missing.join("; ")}`,
           mode: failMode,
           output: agentAnswer({ policy, subject }),
           trace: { attempts: [], facts: factsForTrace(facts) },
         });
-        return { ...d, cost: { ...d.cost, ms: performance.now() - started } };
+        cost.ms = performance.now() - started;
+        return d;
       }
       return decideFacts({ policy, subject, facts, started });
     },

@@ -4,6 +4,7 @@
  * object, so a long-running process compiles each loaded policy once.
  */
 import type { AccessRule, AttributeRule, Effect, Policy, ToolRule } from "../../core/policy.js";
+import { type AccessGrants, compileAccessGrants } from "./access-grants.js";
 import { type DatabaseSchema, EICU_SCHEMA, normalizeSchema } from "./extractors/ehragent/index.js";
 import { type CategoryClassifier, createCategoryClassifier } from "./extractors/task-category/index.js";
 
@@ -11,6 +12,8 @@ export interface CompiledAccessRule {
   rule: AccessRule;
   /** table -> allowed columns (lower-case); null = every column of the table. */
   allow: Map<string, Set<string> | null>;
+  /** `allow` indexed for checkCompiledAccess, so a check does not rebuild it. */
+  grants: AccessGrants;
 }
 
 export interface CompiledPolicy {
@@ -39,7 +42,9 @@ export function compilePolicyRules(options: { policy: Policy }): CompiledPolicy 
     for (const [table, columns] of Object.entries(rule.allow)) {
       allow.set(table.toLowerCase(), columns === "*" ? null : new Set(columns.map((c) => c.toLowerCase())));
     }
-    byRole.set(rule.role.trim().toLowerCase(), { rule, allow });
+    const allowed: Record<string, string[] | "*"> = {};
+    for (const [table, columns] of allow) allowed[table] = columns === null ? "*" : [...columns];
+    byRole.set(rule.role.trim().toLowerCase(), { rule, allow, grants: compileAccessGrants({ allowed }) });
   }
   const attributeRules = rules.attributeRules ?? [];
   const resources = rules.vocabulary?.resources;

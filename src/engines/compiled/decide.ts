@@ -1,13 +1,13 @@
 /**
  * The compiled decision: code, not a model, applies the policy to the extracted facts — role-based
  * access (the exact inaccessible set), attribute rules (every violated rule), tool rules (deny beats ask
- * beats allow). The semantics match the toolbox's CheckAccess and CheckRule.
+ * beats allow). The semantics match the toolbox's CheckAccess (see access-grants.ts) and CheckRule.
  */
 import type { Violation } from "../../core/decision.js";
 import type { Effect } from "../../core/policy.js";
-import { checkAccess } from "../../toolbox/builtins/check-access.js";
 import { checkRule } from "../../toolbox/builtins/check-rule.js";
 import { formatInaccessible } from "../common/violations-from-reasons.js";
+import { checkCompiledAccess } from "./access-grants.js";
 import type { CompiledPolicy } from "./compiled-policy.js";
 import type { CompiledFacts } from "./extract-facts.js";
 import { matchToolRule } from "./extractors/tool-calls/index.js";
@@ -38,9 +38,7 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
         });
       } else reasons.push(`role "${role}" has no access rule; unknown roles are allowed`);
     } else {
-      const allowed: Record<string, string[] | "*"> = {};
-      for (const [table, columns] of entry.allow) allowed[table] = columns === null ? "*" : [...columns];
-      const result = checkAccess({ allowed, needed });
+      const result = checkCompiledAccess({ grants: entry.grants, needed });
       if (result.denied) {
         violations.push({
           ruleId: entry.rule.id,

@@ -45,6 +45,7 @@ export type Val =
 export const NONE: Val = { k: "none" };
 export const BOOL: Val = { k: "bool" };
 export const NUM: Val = { k: "num", value: null };
+const NO_TABLES: readonly string[] = Object.freeze([]);
 
 const MAX_OPTIONS = 12;
 const MAX_ITEMS = 16;
@@ -96,6 +97,31 @@ export function valKey(value: Val, depth = 0): string {
       return `o(${value.options.map((option) => valKey(option, depth + 1)).join("|")})`;
     default:
       return value.k;
+  }
+}
+
+/**
+ * Whether valKey(value) throws: it reads a missing dict value (a dict comprehension can leave a dict
+ * with fewer values than keys) within the depth valKey looks at. join calls valKey on every option,
+ * so a join of such a value throws; callers that skip a join as an optimisation check this to throw
+ * just where the join would have.
+ */
+export function breaksValKey(value: Val | undefined, depth = 0): boolean {
+  if (depth > 4) return false;
+  if (value === undefined) return true;
+  switch (value.k) {
+    case "list":
+      return value.items.some((item) => breaksValKey(item, depth + 1));
+    case "dict":
+      return value.keys.some(
+        (key, i) => breaksValKey(key, depth + 1) || breaksValKey(value.values[i], depth + 1),
+      );
+    case "method":
+      return breaksValKey(value.self, depth + 1);
+    case "oneOf":
+      return value.options.some((option) => breaksValKey(option, depth + 1));
+    default:
+      return false;
   }
 }
 
@@ -162,7 +188,12 @@ export function appendToList(list: Extract<Val, { k: "list" }>, item: Val): void
 }
 
 /** The tables a DataFrame-like value (or any alternative of it) refers to. */
-export function handleTables(value: Val): string[] {
+export function handleTables(value: Val): readonly string[] {
+  // One handle (the usual case): its tables, never listed twice, as they are.
+  if (value.k === "table" || value.k === "row" || value.k === "column" || value.k === "indexer") {
+    return value.tables;
+  }
+  if (value.k !== "oneOf") return NO_TABLES;
   const tables = new Set<string>();
   for (const option of options(value)) {
     if (option.k === "table" || option.k === "row" || option.k === "column" || option.k === "indexer") {

@@ -4,11 +4,10 @@
  * schema. Confidence is "high" only when the code parsed and every read was resolved; otherwise "low", so
  * that an `auto` engine can fall back to a model. Never throws.
  */
-import { z } from "zod";
 import { toWardenError } from "../../../../core/errors.js";
 import { interpretModule } from "./interpreter.js";
 import { parsePython } from "./py-parser.js";
-import { type DatabaseSchema, EICU_SCHEMA, normalizeSchema } from "./schema.js";
+import { type DatabaseSchema, EICU_SCHEMA, isNormalizedSchema, normalizeSchema } from "./schema.js";
 
 export interface EhrAgentAccess {
   /** table -> columns the code reads, both sorted, each column once. */
@@ -33,18 +32,22 @@ function failed(errors: string[]): EhrAgentAccess {
 export function extractEhrAgentAccess(options: { code: string; schema?: DatabaseSchema }): EhrAgentAccess {
   const given: { code?: unknown; schema?: unknown } =
     typeof options === "object" && options !== null ? options : {};
-  const input = z.object({ code: z.string() }).safeParse(given);
-  if (!input.success) return failed(["code: expected the generated code as a string"]);
+  // A typeof check, not a zod schema: this runs on every check, and the only field is one string.
+  if (typeof given.code !== "string") return failed(["code: expected the generated code as a string"]);
   let schema: DatabaseSchema = EICU_SCHEMA;
-  if (given.schema !== undefined) {
+  // A schema normalizeSchema already produced (a compiled policy's) is not validated again per check.
+  if (given.schema !== undefined && isNormalizedSchema(given.schema)) {
+    schema = given.schema;
+  } else if (given.schema !== undefined) {
     try {
       schema = normalizeSchema({ schema: given.schema });
     } catch (error) {
       return failed([toWardenError({ error }).message]);
     }
   }
-  const code = input.data.code;
-  if (code.trim() === "") return failed(["code: the generated code is empty"]);
+  const code = given.code;
+  // /\S/ finds what trim() would keep, without copying the code.
+  if (!/\S/.test(code)) return failed(["code: the generated code is empty"]);
   let module: ReturnType<typeof parsePython>;
   try {
     module = parsePython({ source: code });

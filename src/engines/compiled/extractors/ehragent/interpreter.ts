@@ -8,6 +8,7 @@
 import {
   appendToList,
   BOOL,
+  breaksValKey,
   type Frame,
   handleTables,
   inexactList,
@@ -23,7 +24,7 @@ import {
   type Val,
 } from "./abstract-values.js";
 import type { Expr, FStringPart, Module, Param, Stmt } from "./py-ast.js";
-import type { DatabaseSchema } from "./schema.js";
+import { type DatabaseSchema, schemaColumnSets } from "./schema.js";
 import { extractSqlAccess } from "./sql-access.js";
 import {
   describeHoles,
@@ -60,6 +61,14 @@ const PY_BUILTINS = new Set(
 `),
 );
 
+/**
+ * One value per toolbox function and builtin, made once: a lookup of `LoadDB` or `len` is frequent and
+ * the value is never changed (frozen to keep it so).
+ */
+const BUILTIN_VALUES: ReadonlyMap<string, Val> = new Map(
+  [...TOOLBOX, ...PY_BUILTINS].map((name) => [name, Object.freeze({ k: "builtin", name }) as Val]),
+);
+
 /** DataFrame methods whose result is again a DataFrame over the same table. */
 const TABLE_RETURNING = new Set(
   words(`
@@ -86,6 +95,19 @@ const MASK_METHODS = new Set(
 `),
 );
 
+// Made once here rather than as an arrow at each call.
+const lowerCase = (text: string) => text.toLowerCase();
+const upperCase = (text: string) => text.toUpperCase();
+
+const NO_KWARGS: ReadonlyMap<string, Val> = new Map();
+
+/** Parameter names each toolbox function's arguments go by, besides their position. */
+const LOADDB_NAME = ["DBNAME", "dbname", "db_name", "name", "table"];
+const DATABASE_NAMES = ["DATABASE", "database", "db", "data"];
+const CONDITION_NAMES = ["CONDITIONS", "conditions", "condition", "argument"];
+const ARGUMENT_NAMES = ["ARGUMENT", "argument", "column", "col"];
+const SQL_NAMES = ["SQL", "sql", "query"];
+
 const MAX_EXACT_ITERATION = 32;
 const MAX_STEPS = 200_000;
 const MAX_CALL_DEPTH = 8;
@@ -104,9 +126,14 @@ export function interpretModule(options: { module: Module; schema: DatabaseSchem
   return {
     reads: interpreter.reads,
     wholeTables: interpreter.wholeTables,
-    unresolved: [...new Set(interpreter.unresolved)],
-    errors: [...new Set(interpreter.errors)],
+    unresolved: unique(interpreter.unresolved),
+    errors: unique(interpreter.errors),
   };
+}
+
+/** The list without repeats, first occurrences kept; most lists are empty or have one entry. */
+function unique(list: string[]): string[] {
+  return list.length < 2 ? list : [...new Set(list)];
 }
 
 class Interpreter {
@@ -119,9 +146,14 @@ class Interpreter {
   private nextFuncId = 1;
   /** Every function value created, and the ids of those the analysis saw called. */
   private readonly functions: Extract<Val, { k: "func" }>[] = [];
-  private readonly called = new Set<number>();
+  private called: Set<number> | null = null;
 
-  constructor(private readonly schema: DatabaseSchema) {}
+  /** The schema's columns per table as Sets (own tables only; see hasColumn). */
+  private readonly columnSets: ReadonlyMap<string, ReadonlySet<string>>;
+
+  constructor(private readonly schema: DatabaseSchema) {
+    this.columnSets = schemaColumnSets({ schema });
+  }
 
   run(module: Module): void {
     const frame: Frame = { vars: new Map(), parent: null };
@@ -148,13 +180,23 @@ class Interpreter {
 
   // ------------------------------------------------------------------ recording
 
+  /**
+   * Whether `table` has `column`, by a Set lookup. A name that is not one of the schema's own tables
+   * ("constructor") takes the plain property lookup, which is what it always did.
+   */
+  private hasColumn(table: string, column: string): boolean {
+    const set = this.columnSets.get(table);
+    return set !== undefined ? set.has(column) : Boolean(this.schema[table]?.includes(column));
+  }
+
   private read(table: string, column: string, how: string): void {
-    const columns = this.schema[table];
-    if (!columns) {
+    const known = this.columnSets.get(table);
+    const columns = known === undefined ? this.schema[table] : null;
+    if (known === undefined && !columns) {
       this.unresolved.push(`${how}: table "${table}" is not in the schema`);
       return;
     }
-    if (!columns.includes(column)) {
+    if (known !== undefined ? !known.has(column) : !columns!.includes(column)) {
       this.unresolved.push(`${how} reads "${column}", which is not a column of ${table}`);
       return;
     }
@@ -174,8 +216,12 @@ class Interpreter {
   }
 
   /** Reads `column` in whichever of `tables` has it; reports it when none does. */
-  private readIn(tables: readonly string[], column: string, how: string): string[] {
-    const having = tables.filter((table) => this.schema[table]?.includes(column));
+  private readIn(tables: readonly string[], column: string, how: string): readonly string[] {
+    // One table (the usual case): no filtered copy.
+    const having =
+      tables.length === 1 && this.hasColumn(tables[0]!, column)
+        ? tables
+        : tables.filter((table) => this.hasColumn(table, column));
     if (having.length === 0) {
       this.unresolved.push(`${how} reads "${column}", which is not a column of ${tables.join(" or ")}`);
       return [];
@@ -186,7 +232,7 @@ class Interpreter {
 
   /** Attribution when the DataFrame is unknown: every schema table that has the column. */
   private readAnywhere(column: string, how: string): void {
-    const candidates = Object.keys(this.schema).filter((table) => this.schema[table]!.includes(column));
+    const candidates = Object.keys(this.schema).filter((table) => this.hasColumn(table, column));
     if (candidates.length === 0) {
       this.unresolved.push(`${how} reads "${column}", which is not a column of any table`);
       return;
@@ -220,15 +266,55 @@ class Interpreter {
     return frame.vars;
   }
 
+  /**
+   * Sets `frame` to the join of several states: each name any state has, bound to the join of its
+   * values. Updated in place (the order of a frame's names is never observed), and a name bound to the
+   * very same plain value everywhere keeps it without a join: join of one non-oneOf value is that value,
+   * unless valKey breaks on it (breaksValKey), when the join throws as it always did. `maps` may include
+   * frame.vars.
+   */
   private mergeInto(frame: Frame, maps: Map<string, Val>[]): void {
-    const names = new Set(maps.flatMap((map) => [...map.keys()]));
-    const merged = new Map<string, Val>();
-    for (const name of names) {
-      const values = maps.map((map) => map.get(name)).filter((value): value is Val => value !== undefined);
-      merged.set(name, join(...values));
+    const vars = frame.vars;
+    for (const name of vars.keys()) {
+      let present = false;
+      for (const map of maps) {
+        if (map.has(name)) {
+          present = true;
+          break;
+        }
+      }
+      if (!present) vars.delete(name);
     }
-    frame.vars.clear();
-    for (const [name, value] of merged) frame.vars.set(name, value);
+    for (let m = 0; m < maps.length; m++) {
+      for (const name of maps[m]!.keys()) {
+        let seen = false;
+        for (let earlier = 0; earlier < m; earlier++) {
+          if (maps[earlier]!.has(name)) {
+            seen = true;
+            break;
+          }
+        }
+        if (seen) continue;
+        let first: Val | undefined;
+        let same = true;
+        for (const other of maps) {
+          const value = other.get(name);
+          if (value === undefined) continue;
+          if (first === undefined) first = value;
+          else if (value !== first) same = false;
+        }
+        let merged = first!;
+        if (!same || merged.k === "oneOf" || breaksValKey(merged)) {
+          const values: Val[] = [];
+          for (const other of maps) {
+            const value = other.get(name);
+            if (value !== undefined) values.push(value);
+          }
+          merged = join(...values);
+        }
+        if (vars.get(name) !== merged) vars.set(name, merged);
+      }
+    }
   }
 
   private exec(stmt: Stmt, ctx: Ctx): void {
@@ -259,7 +345,8 @@ class Interpreter {
       case "If": {
         this.evaluate(stmt.test, ctx);
         const body = this.branch(ctx, stmt.body);
-        const orelse = this.branch(ctx, stmt.orelse);
+        // No else: the state after it is the state before, which needs no copy.
+        const orelse = stmt.orelse.length === 0 ? ctx.frame.vars : this.branch(ctx, stmt.orelse);
         this.mergeInto(ctx.frame, [body, orelse]);
         return;
       }
@@ -271,7 +358,7 @@ class Interpreter {
           this.assign(stmt.target, item, ctx);
           this.execBlock(stmt.body, ctx);
         }
-        this.mergeInto(ctx.frame, [before, new Map(ctx.frame.vars)]);
+        this.mergeInto(ctx.frame, [before, ctx.frame.vars]);
         this.execBlock(stmt.orelse, ctx);
         return;
       }
@@ -281,7 +368,7 @@ class Interpreter {
           this.evaluate(stmt.test, ctx);
           this.execBlock(stmt.body, ctx);
         }
-        this.mergeInto(ctx.frame, [before, new Map(ctx.frame.vars)]);
+        this.mergeInto(ctx.frame, [before, ctx.frame.vars]);
         this.execBlock(stmt.orelse, ctx);
         return;
       }
@@ -312,7 +399,7 @@ class Interpreter {
           return frame.vars;
         });
         this.execBlock(stmt.orelse, ctx);
-        this.mergeInto(ctx.frame, [new Map(ctx.frame.vars), ...handlerStates]);
+        this.mergeInto(ctx.frame, [ctx.frame.vars, ...handlerStates]);
         this.execBlock(stmt.finalbody, ctx);
         return;
       }
@@ -545,8 +632,7 @@ class Interpreter {
       const value = f.vars.get(name);
       if (value !== undefined) return value;
     }
-    if (TOOLBOX.has(name) || PY_BUILTINS.has(name)) return { k: "builtin", name };
-    return unknown(name);
+    return BUILTIN_VALUES.get(name) ?? unknown(name);
   }
 
   private evalFString(parts: readonly FStringPart[], ctx: Ctx): Val {
@@ -569,29 +655,38 @@ class Interpreter {
     const inner: Ctx = { frame: { vars: new Map(), parent: ctx.frame }, returns: ctx.returns };
     const elements: Val[] = [];
     const values: Val[] = [];
-    const visit = (index: number) => {
-      if (index === expr.generators.length) {
-        elements.push(this.evaluate(expr.elt, inner));
-        if (expr.value) values.push(this.evaluate(expr.value, inner));
-        return;
-      }
-      const generator = expr.generators[index]!;
-      const iterable = this.evaluate(generator.iter, index === 0 ? ctx : inner);
-      const items =
-        iterable.k === "list" && iterable.exact && iterable.items.length <= 8
-          ? iterable.items
-          : [this.elementOf(iterable)];
-      for (const item of items) {
-        this.assign(generator.target, item, inner);
-        for (const condition of generator.ifs) this.evaluate(condition, inner);
-        visit(index + 1);
-      }
-    };
-    visit(0);
+    this.comprehensionLevel(expr, 0, ctx, inner, elements, values);
     if (expr.kind === "dict") {
       return { k: "dict", keys: options(join(...elements)), values: options(join(...values)), exact: false };
     }
     return inexactList(elements);
+  }
+
+  /** Generator `index` of a comprehension and those after it (a method, not a closure per call). */
+  private comprehensionLevel(
+    expr: Extract<Expr, { type: "Comprehension" }>,
+    index: number,
+    ctx: Ctx,
+    inner: Ctx,
+    elements: Val[],
+    values: Val[],
+  ): void {
+    if (index === expr.generators.length) {
+      elements.push(this.evaluate(expr.elt, inner));
+      if (expr.value) values.push(this.evaluate(expr.value, inner));
+      return;
+    }
+    const generator = expr.generators[index]!;
+    const iterable = this.evaluate(generator.iter, index === 0 ? ctx : inner);
+    const items =
+      iterable.k === "list" && iterable.exact && iterable.items.length <= 8
+        ? iterable.items
+        : [this.elementOf(iterable)];
+    for (const item of items) {
+      this.assign(generator.target, item, inner);
+      for (const condition of generator.ifs) this.evaluate(condition, inner);
+      this.comprehensionLevel(expr, index + 1, ctx, inner, elements, values);
+    }
   }
 
   // ------------------------------------------------------------------ strings
@@ -653,7 +748,7 @@ class Interpreter {
   }
 
   /** str.format: `{}`, `{0}`, `{name}`, conversions and specs; `{{`/`}}` are literal braces. */
-  private strFormat(template: SymString, args: Val[], kwargs: Map<string, Val>): Val {
+  private strFormat(template: SymString, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
     const out: SymString[] = [];
     let auto = 0;
     for (const part of template) {
@@ -664,8 +759,15 @@ class Interpreter {
       let i = 0;
       let text = "";
       while (i < part.length) {
+        // Copy the run of text up to the next brace in one slice.
+        let brace = i;
+        while (brace < part.length && part.charCodeAt(brace) !== 123 && part.charCodeAt(brace) !== 125)
+          brace++;
+        if (brace > i) text += part.slice(i, brace);
+        if (brace >= part.length) break;
+        i = brace;
         const ch = part[i]!;
-        if ((ch === "{" || ch === "}") && part[i + 1] === ch) {
+        if (part[i + 1] === ch) {
           text += ch;
           i += 2;
           continue;
@@ -782,7 +884,7 @@ class Interpreter {
     switch (value.k) {
       case "table": {
         const column = attr.toLowerCase();
-        const having = value.tables.filter((table) => this.schema[table]?.includes(column));
+        const having = value.tables.filter((table) => this.hasColumn(table, column));
         if (having.length > 0) {
           for (const table of having) this.read(table, column, "attribute access");
           return { k: "column", tables: having, column };
@@ -799,7 +901,7 @@ class Interpreter {
       }
       case "row": {
         const column = attr.toLowerCase();
-        const having = value.tables.filter((table) => this.schema[table]?.includes(column));
+        const having = value.tables.filter((table) => this.hasColumn(table, column));
         if (having.length > 0) {
           for (const table of having) this.read(table, column, "attribute access");
           return unknown(`${column} value`);
@@ -934,33 +1036,35 @@ class Interpreter {
     }
   }
 
+  /** The columns an indexer's column part names. */
+  private readIndexerColumns(indexer: Extract<Val, { k: "indexer" }>, part: Val): void {
+    for (const option of options(part)) {
+      if (option.k === "str") {
+        const column = this.knownText(option);
+        if (column === null) this.unresolved.push("indexer with a column name only known at run time");
+        else this.readIn(indexer.tables, column.toLowerCase(), `.${indexer.mode}[...]`);
+      } else if (option.k === "list") {
+        for (const item of option.items) this.readIndexerColumns(indexer, item);
+      } else if (option.k === "slice") {
+        this.readAll(indexer.tables);
+      } else {
+        this.unresolved.push(`.${indexer.mode}[...] selects columns by position: cannot tell which`);
+      }
+    }
+  }
+
   private indexerSubscript(indexer: Extract<Val, { k: "indexer" }>, index: Val): Val {
     const parts = index.k === "list" && index.exact && index.items.length === 2 ? index.items : null;
     const rowPart = parts ? parts[0]! : index;
     const columnPart = parts ? parts[1]! : null;
-    const readColumnPart = (part: Val) => {
-      for (const option of options(part)) {
-        if (option.k === "str") {
-          const column = this.knownText(option);
-          if (column === null) this.unresolved.push("indexer with a column name only known at run time");
-          else this.readIn(indexer.tables, column.toLowerCase(), `.${indexer.mode}[...]`);
-        } else if (option.k === "list") {
-          for (const item of option.items) readColumnPart(item);
-        } else if (option.k === "slice") {
-          this.readAll(indexer.tables);
-        } else {
-          this.unresolved.push(`.${indexer.mode}[...] selects columns by position: cannot tell which`);
-        }
-      }
-    };
     if (indexer.of === "column") return unknown("column value");
     if (indexer.of === "row") {
-      if (indexer.mode === "loc" || indexer.mode === "at") readColumnPart(index);
+      if (indexer.mode === "loc" || indexer.mode === "at") this.readIndexerColumns(indexer, index);
       else this.unresolved.push(`row.${indexer.mode}[...] selects a column by position: cannot tell which`);
       return unknown("row value");
     }
     if (columnPart) {
-      readColumnPart(columnPart);
+      this.readIndexerColumns(indexer, columnPart);
       return unknown("cell value");
     }
     if (indexer.mode === "at" || indexer.mode === "iat") {
@@ -988,21 +1092,23 @@ class Interpreter {
         args.push(this.evaluate(arg, ctx));
       }
     }
-    const kwargs = new Map<string, Val>();
+    // Most calls have no keywords: they share one empty map (never written to).
+    const kwargs = expr.keywords.length === 0 ? NO_KWARGS : new Map<string, Val>();
     for (const keyword of expr.keywords) {
       const value = this.evaluate(keyword.value, ctx);
-      if (keyword.name !== null) kwargs.set(keyword.name, value);
+      if (keyword.name !== null) (kwargs as Map<string, Val>).set(keyword.name, value);
       else if (value.k === "dict") {
         value.keys.forEach((key, i) => {
           const name = this.knownText(key);
-          if (name !== null) kwargs.set(name, value.values[i]!);
+          if (name !== null) (kwargs as Map<string, Val>).set(name, value.values[i]!);
         });
       }
     }
+    if (callee.k !== "oneOf") return this.callOne(callee, args, kwargs);
     return mapOptions(callee, (option) => this.callOne(option, args, kwargs));
   }
 
-  private callOne(callee: Val, args: Val[], kwargs: Map<string, Val>): Val {
+  private callOne(callee: Val, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
     switch (callee.k) {
       case "builtin":
         return TOOLBOX.has(callee.name)
@@ -1045,7 +1151,7 @@ class Interpreter {
   private probeUncalledFunctions(): void {
     for (let i = 0; i < this.functions.length; i++) {
       const func = this.functions[i]!;
-      if (this.called.has(func.id)) continue;
+      if (this.called?.has(func.id)) continue;
       const before = this.snapshotReads();
       const unresolvedBefore = this.unresolved.length;
       this.invoke(
@@ -1069,7 +1175,8 @@ class Interpreter {
       .join(";");
   }
 
-  private invoke(func: Extract<Val, { k: "func" }>, args: Val[], kwargs: Map<string, Val>): Val {
+  private invoke(func: Extract<Val, { k: "func" }>, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
+    if (this.called === null) this.called = new Set();
     this.called.add(func.id);
     if (this.depth >= MAX_CALL_DEPTH) {
       this.unresolved.push(
@@ -1090,7 +1197,12 @@ class Interpreter {
     }
   }
 
-  private bindParams(params: readonly Param[], args: Val[], kwargs: Map<string, Val>, ctx: Ctx): void {
+  private bindParams(
+    params: readonly Param[],
+    args: Val[],
+    kwargs: ReadonlyMap<string, Val>,
+    ctx: Ctx,
+  ): void {
     let position = 0;
     const used = new Set<string>();
     for (const param of params) {
@@ -1133,7 +1245,7 @@ class Interpreter {
     }
   }
 
-  private callUnknown(origin: string, args: Val[], kwargs: Map<string, Val>): Val {
+  private callUnknown(origin: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
     const all = [...args, ...kwargs.values()];
     this.runCallbacks(all, unknown("callback argument"));
     // A DataFrame passed along with column names (pd.merge(a, b, on='col')) reads those columns.
@@ -1144,25 +1256,30 @@ class Interpreter {
 
   /** Strings (or lists/dicts of strings) among the arguments that name a column of `tables`. */
   private readNamedColumns(tables: readonly string[], values: Val[], how: string): void {
-    const visit = (value: Val, depth: number) => {
-      if (depth > 3) return;
-      for (const option of options(value)) {
-        if (option.k === "str") {
-          const text = this.knownText(option)?.toLowerCase();
-          if (text && tables.some((table) => this.schema[table]?.includes(text)))
-            this.readIn(tables, text, how);
-        } else if (option.k === "list") {
-          for (const item of option.items) visit(item, depth + 1);
-        } else if (option.k === "dict") {
-          for (const key of option.keys) visit(key, depth + 1);
-          for (const item of option.values) visit(item, depth + 1);
-        }
-      }
-    };
-    for (const value of values) visit(value, 0);
+    for (const value of values) this.readNamedColumnsIn(tables, value, 0, how);
   }
 
-  private argument(args: Val[], kwargs: Map<string, Val>, index: number, names: string[]): Val | undefined {
+  private readNamedColumnsIn(tables: readonly string[], value: Val, depth: number, how: string): void {
+    if (depth > 3) return;
+    for (const option of options(value)) {
+      if (option.k === "str") {
+        const text = this.knownText(option)?.toLowerCase();
+        if (text && tables.some((table) => this.hasColumn(table, text))) this.readIn(tables, text, how);
+      } else if (option.k === "list") {
+        for (const item of option.items) this.readNamedColumnsIn(tables, item, depth + 1, how);
+      } else if (option.k === "dict") {
+        for (const key of option.keys) this.readNamedColumnsIn(tables, key, depth + 1, how);
+        for (const item of option.values) this.readNamedColumnsIn(tables, item, depth + 1, how);
+      }
+    }
+  }
+
+  private argument(
+    args: Val[],
+    kwargs: ReadonlyMap<string, Val>,
+    index: number,
+    names: readonly string[],
+  ): Val | undefined {
     if (args[index] !== undefined) return args[index];
     for (const name of names) {
       const value = kwargs.get(name);
@@ -1189,7 +1306,7 @@ class Interpreter {
   }
 
   /** Tables of the DataFrame argument of a toolbox call; reports a non-DataFrame. */
-  private databaseTables(value: Val | undefined, tool: string): string[] {
+  private databaseTables(value: Val | undefined, tool: string): readonly string[] {
     if (value === undefined) {
       this.unresolved.push(`${tool} is called without a database`);
       return [];
@@ -1200,10 +1317,10 @@ class Interpreter {
     return tables;
   }
 
-  private callToolbox(name: string, args: Val[], kwargs: Map<string, Val>): Val {
+  private callToolbox(name: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
     switch (name) {
       case "LoadDB": {
-        const arg = this.argument(args, kwargs, 0, ["DBNAME", "dbname", "db_name", "name", "table"]);
+        const arg = this.argument(args, kwargs, 0, LOADDB_NAME);
         if (!arg) {
           this.unresolved.push("LoadDB is called without a table name");
           return unknown("LoadDB result");
@@ -1223,13 +1340,8 @@ class Interpreter {
         });
       }
       case "FilterDB": {
-        const db = this.argument(args, kwargs, 0, ["DATABASE", "database", "db", "data"]);
-        const condition = this.argument(args, kwargs, 1, [
-          "CONDITIONS",
-          "conditions",
-          "condition",
-          "argument",
-        ]);
+        const db = this.argument(args, kwargs, 0, DATABASE_NAMES);
+        const condition = this.argument(args, kwargs, 1, CONDITION_NAMES);
         const tables = this.databaseTables(db, "FilterDB");
         if (!condition) this.unresolved.push("FilterDB is called without conditions");
         for (const option of condition ? options(condition) : []) {
@@ -1239,21 +1351,21 @@ class Interpreter {
           }
           if (tables.length === 0) {
             const parsed = parseFilterConditions({ condition: option.s });
-            this.unresolved.push(...parsed.unresolved);
+            if (parsed.unresolved.length > 0) this.unresolved.push(...parsed.unresolved);
             for (const column of parsed.columns) this.readAnywhere(column, "FilterDB condition");
             continue;
           }
           for (const table of tables) {
             const parsed = parseFilterConditions({ condition: option.s, tableColumns: this.schema[table] });
-            this.unresolved.push(...parsed.unresolved);
+            if (parsed.unresolved.length > 0) this.unresolved.push(...parsed.unresolved);
             for (const column of parsed.columns) this.readIn(tables, column, "FilterDB condition");
           }
         }
         return tables.length > 0 ? { k: "table", tables } : unknown("FilterDB result");
       }
       case "GetValue": {
-        const db = this.argument(args, kwargs, 0, ["DATABASE", "database", "db", "data"]);
-        const argument = this.argument(args, kwargs, 1, ["ARGUMENT", "argument", "column", "col"]);
+        const db = this.argument(args, kwargs, 0, DATABASE_NAMES);
+        const argument = this.argument(args, kwargs, 1, ARGUMENT_NAMES);
         const tables = this.databaseTables(db, "GetValue");
         if (!argument) this.unresolved.push("GetValue is called without an argument");
         for (const option of argument ? options(argument) : []) {
@@ -1262,7 +1374,7 @@ class Interpreter {
             continue;
           }
           const parsed = parseGetValueArgument({ argument: option.s });
-          this.unresolved.push(...parsed.unresolved);
+          if (parsed.unresolved.length > 0) this.unresolved.push(...parsed.unresolved);
           for (const column of parsed.columns) {
             if (tables.length > 0) this.readIn(tables, column, "GetValue");
             else this.readAnywhere(column, "GetValue");
@@ -1271,7 +1383,7 @@ class Interpreter {
         return unknown("GetValue result");
       }
       case "SQLInterpreter": {
-        const sql = this.argument(args, kwargs, 0, ["SQL", "sql", "query"]);
+        const sql = this.argument(args, kwargs, 0, SQL_NAMES);
         for (const option of sql ? options(sql) : []) {
           if (option.k !== "str") {
             this.unresolved.push(`SQLInterpreter query is ${this.describe(option)}: its columns are unknown`);
@@ -1293,7 +1405,7 @@ class Interpreter {
     }
   }
 
-  private callBuiltin(name: string, args: Val[], kwargs: Map<string, Val>): Val {
+  private callBuiltin(name: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
     const first = args[0];
     const key = kwargs.get("key");
     switch (name) {
@@ -1421,7 +1533,7 @@ class Interpreter {
     }
   }
 
-  private callMethod(self: Val, name: string, args: Val[], kwargs: Map<string, Val>): Val {
+  private callMethod(self: Val, name: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
     switch (self.k) {
       case "str":
         return this.strMethod(self.s, name, args, kwargs);
@@ -1452,7 +1564,7 @@ class Interpreter {
     }
   }
 
-  private strMethod(s: SymString, name: string, args: Val[], kwargs: Map<string, Val>): Val {
+  private strMethod(s: SymString, name: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
     const known = symIsKnown(s) ? symRender({ value: s }) : null;
     switch (name) {
       case "format":
@@ -1486,9 +1598,9 @@ class Interpreter {
       }
       case "lower":
       case "casefold":
-        return str(symMapText({ value: s, map: (text) => text.toLowerCase() }));
+        return str(symMapText({ value: s, map: lowerCase }));
       case "upper":
-        return str(symMapText({ value: s, map: (text) => text.toUpperCase() }));
+        return str(symMapText({ value: s, map: upperCase }));
       case "strip":
       case "lstrip":
       case "rstrip": {
@@ -1560,22 +1672,30 @@ class Interpreter {
     if (total > 32)
       return fn(args.map((arg, i) => (choices[i]!.length > 1 ? unknown("one of several values") : arg)));
     const results: Val[] = [];
-    const walk = (index: number, combo: Val[]) => {
-      if (index === choices.length) {
-        results.push(fn(combo));
-        return;
-      }
-      for (const choice of choices[index]!) walk(index + 1, [...combo, choice]);
-    };
-    walk(0, []);
+    this.distributeFrom(choices, 0, [], fn, results);
     return join(...results);
+  }
+
+  private distributeFrom(
+    choices: Val[][],
+    index: number,
+    combo: Val[],
+    fn: (combo: Val[]) => Val,
+    results: Val[],
+  ): void {
+    if (index === choices.length) {
+      results.push(fn(combo));
+      return;
+    }
+    for (const choice of choices[index]!)
+      this.distributeFrom(choices, index + 1, [...combo, choice], fn, results);
   }
 
   private listMethod(
     list: Extract<Val, { k: "list" }>,
     name: string,
     args: Val[],
-    kwargs: Map<string, Val>,
+    kwargs: ReadonlyMap<string, Val>,
   ): Val {
     switch (name) {
       case "append":
@@ -1608,28 +1728,33 @@ class Interpreter {
     }
   }
 
+  private dictLookup(
+    dict: Extract<Val, { k: "dict" }>,
+    key: Val | undefined,
+    fallback: Val | undefined,
+  ): Val {
+    const text = key ? this.knownText(key) : null;
+    const at = text === null ? -1 : dict.keys.findIndex((k) => this.knownText(k) === text);
+    if (at >= 0) return dict.values[at]!;
+    return join(
+      ...dict.values,
+      ...(fallback ? [fallback] : []),
+      ...(dict.values.length === 0 && !fallback ? [NONE] : []),
+    );
+  }
+
   private dictMethod(dict: Extract<Val, { k: "dict" }>, name: string, args: Val[]): Val {
-    const lookup = (key: Val | undefined, fallback: Val | undefined) => {
-      const text = key ? this.knownText(key) : null;
-      const at = text === null ? -1 : dict.keys.findIndex((k) => this.knownText(k) === text);
-      if (at >= 0) return dict.values[at]!;
-      return join(
-        ...dict.values,
-        ...(fallback ? [fallback] : []),
-        ...(dict.values.length === 0 && !fallback ? [NONE] : []),
-      );
-    };
     switch (name) {
       case "get":
       case "pop":
-        return lookup(args[0], args[1] ?? NONE);
+        return this.dictLookup(dict, args[0], args[1] ?? NONE);
       case "setdefault": {
         const value = args[1] ?? NONE;
         if (args[0]) {
           dict.keys.push(args[0]);
           dict.values.push(value);
         }
-        return lookup(args[0], value);
+        return this.dictLookup(dict, args[0], value);
       }
       case "keys":
         return inexactList(dict.keys);
@@ -1652,7 +1777,12 @@ class Interpreter {
     }
   }
 
-  private tableMethod(tables: readonly string[], name: string, args: Val[], kwargs: Map<string, Val>): Val {
+  private tableMethod(
+    tables: readonly string[],
+    name: string,
+    args: Val[],
+    kwargs: ReadonlyMap<string, Val>,
+  ): Val {
     const all = [...args, ...kwargs.values()];
     const row: Val = { k: "row", tables };
     switch (name) {
@@ -1689,7 +1819,7 @@ class Interpreter {
         else {
           const words = expression.replace(/'[^']*'|"[^"]*"/g, " ").match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [];
           for (const word of new Set(words.map((w) => w.toLowerCase()))) {
-            if (tables.some((table) => this.schema[table]?.includes(word)))
+            if (tables.some((table) => this.hasColumn(table, word)))
               this.readIn(tables, word, "DataFrame.query");
           }
         }
@@ -1709,7 +1839,12 @@ class Interpreter {
     }
   }
 
-  private rowMethod(tables: readonly string[], name: string, args: Val[], kwargs: Map<string, Val>): Val {
+  private rowMethod(
+    tables: readonly string[],
+    name: string,
+    args: Val[],
+    kwargs: ReadonlyMap<string, Val>,
+  ): Val {
     if (name === "get") {
       const column = args[0] ? this.knownText(args[0]) : null;
       if (column === null) this.unresolved.push("row.get with a column name only known at run time");

@@ -30,6 +30,27 @@ const KEYWORDS = new Set(
 const AUGMENTED = new Set(["+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=", "&=", "|=", "^=", "@="]);
 const COMPARISONS = new Set(["<", ">", "==", ">=", "<=", "!=", "<>"]);
 
+/** Operators that continue an expression after a primary: power, binary operators, comparisons. */
+const CONTINUES_EXPRESSION = new Set(words(`** | ^ & << >> + - * / // % @ < > == >= <= != <>`));
+/** Keywords that continue an expression after a primary: comparisons, boolean operators, `x if c else y`. */
+const CONTINUES_EXPRESSION_WORDS = new Set(["in", "not", "is", "and", "or", "if"]);
+
+/** Binary operator -> precedence level, loosest first: | ^ & shifts arithmetic terms. */
+const BINARY_LEVELS = new Map<string, number>([
+  ["|", 1],
+  ["^", 2],
+  ["&", 3],
+  ["<<", 4],
+  [">>", 4],
+  ["+", 5],
+  ["-", 5],
+  ["*", 6],
+  ["/", 6],
+  ["//", 6],
+  ["%", 6],
+  ["@", 6],
+]);
+
 /** Parses a whole Python module. */
 export function parsePython(options: { source: string }): Module {
   const parser = new Parser(tokenizePython({ source: options.source }));
@@ -57,7 +78,7 @@ class Parser {
         continue;
       }
       if (this.atKind("indent")) throw this.error("unexpected indent");
-      body.push(...this.parseStatement());
+      this.parseStatement(body);
     }
     return { body };
   }
@@ -74,6 +95,8 @@ class Parser {
   // ---------------------------------------------------------------- token helpers
 
   private peek(offset = 0): Token {
+    // `pos` never passes the final EOF token (next() and the accept helpers stop there).
+    if (offset === 0) return this.tokens[this.pos]!;
     return this.tokens[Math.min(this.pos + offset, this.tokens.length - 1)]!;
   }
 
@@ -135,8 +158,9 @@ class Parser {
     throw this.error("expected end of line");
   }
 
+  /** Where a node starts: the token itself (it has line and col), so no object is made per node. */
   private loc(token: Token = this.peek()): Loc {
-    return { line: token.line, col: token.col };
+    return token;
   }
 
   private error(message: string) {
@@ -156,37 +180,48 @@ class Parser {
 
   // ---------------------------------------------------------------- statements
 
-  private parseStatement(): Stmt[] {
+  /** Parses one statement line (several when joined by ";") and appends it to `body`. */
+  private parseStatement(body: Stmt[]): void {
     const token = this.peek();
     if (token.kind === "name") {
       switch (token.value) {
         case "if":
-          return [this.parseIf()];
+          body.push(this.parseIf());
+          return;
         case "for":
-          return [this.parseFor()];
+          body.push(this.parseFor());
+          return;
         case "while":
-          return [this.parseWhile()];
+          body.push(this.parseWhile());
+          return;
         case "def":
-          return [this.parseDef([])];
+          body.push(this.parseDef([]));
+          return;
         case "class":
-          return [this.parseClass([])];
+          body.push(this.parseClass([]));
+          return;
         case "try":
-          return [this.parseTry()];
+          body.push(this.parseTry());
+          return;
         case "with":
-          return [this.parseWith()];
+          body.push(this.parseWith());
+          return;
         case "async":
           this.pos++;
-          return this.parseStatement();
+          this.parseStatement(body);
+          return;
       }
     }
-    if (this.atOp("@")) return [this.parseDecorated()];
-    const statements = [this.parseSimpleStatement()];
+    if (this.atOp("@")) {
+      body.push(this.parseDecorated());
+      return;
+    }
+    body.push(this.parseSimpleStatement());
     while (this.acceptOp(";")) {
       if (this.atKind("newline") || this.atKind("eof")) break;
-      statements.push(this.parseSimpleStatement());
+      body.push(this.parseSimpleStatement());
     }
     this.expectNewline();
-    return statements;
   }
 
   private parseBlock(): Stmt[] {
@@ -210,7 +245,7 @@ class Parser {
         this.pos++;
         continue;
       }
-      body.push(...this.parseStatement());
+      this.parseStatement(body);
     }
     if (this.atKind("dedent")) this.next();
     return body;
@@ -227,7 +262,7 @@ class Parser {
     } else if (this.acceptKeyword("else")) {
       orelse = this.parseBlock();
     }
-    return { type: "If", test, body, orelse, ...start };
+    return { type: "If", test, body, orelse, line: start.line, col: start.col };
   }
 
   private parseFor(): Stmt {
@@ -238,7 +273,7 @@ class Parser {
     const iter = this.parseExprList({ allowStar: true });
     const body = this.parseBlock();
     const orelse = this.acceptKeyword("else") ? this.parseBlock() : [];
-    return { type: "For", target, iter, body, orelse, ...start };
+    return { type: "For", target, iter, body, orelse, line: start.line, col: start.col };
   }
 
   private parseWhile(): Stmt {
@@ -247,7 +282,7 @@ class Parser {
     const test = this.parseNamedTest();
     const body = this.parseBlock();
     const orelse = this.acceptKeyword("else") ? this.parseBlock() : [];
-    return { type: "While", test, body, orelse, ...start };
+    return { type: "While", test, body, orelse, line: start.line, col: start.col };
   }
 
   private parseDecorated(): Stmt {
@@ -271,7 +306,7 @@ class Parser {
     this.expectOp(")");
     if (this.acceptOp("->")) this.parseTest();
     const body = this.parseBlock();
-    return { type: "FunctionDef", name, params, body, decorators, ...start };
+    return { type: "FunctionDef", name, params, body, decorators, line: start.line, col: start.col };
   }
 
   private parseParams(closer: string): Param[] {
@@ -310,7 +345,7 @@ class Parser {
       this.expectOp(")");
     }
     const body = this.parseBlock();
-    return { type: "ClassDef", name, bases, body, ...start };
+    return { type: "ClassDef", name, bases, body, line: start.line, col: start.col };
   }
 
   private parseTry(): Stmt {
@@ -341,7 +376,7 @@ class Parser {
     const orelse = this.acceptKeyword("else") ? this.parseBlock() : [];
     const finalbody = this.acceptKeyword("finally") ? this.parseBlock() : [];
     if (handlers.length === 0 && finalbody.length === 0) throw this.error("expected except or finally");
-    return { type: "Try", body, handlers, orelse, finalbody, ...start };
+    return { type: "Try", body, handlers, orelse, finalbody, line: start.line, col: start.col };
   }
 
   private parseWith(): Stmt {
@@ -358,7 +393,7 @@ class Parser {
     } while (this.acceptOp(","));
     if (parenthesised) this.expectOp(")");
     const body = this.parseBlock();
-    return { type: "With", items, body, ...start };
+    return { type: "With", items, body, line: start.line, col: start.col };
   }
 
   private withItemsAreParenthesised(): boolean {
@@ -386,41 +421,46 @@ class Parser {
       switch (token.value) {
         case "pass":
           this.next();
-          return { type: "Pass", ...start };
+          return { type: "Pass", line: start.line, col: start.col };
         case "break":
           this.next();
-          return { type: "Break", ...start };
+          return { type: "Break", line: start.line, col: start.col };
         case "continue":
           this.next();
-          return { type: "Continue", ...start };
+          return { type: "Continue", line: start.line, col: start.col };
         case "return": {
           this.next();
           const value = this.atStatementEnd() ? null : this.parseExprList({ allowStar: true });
-          return { type: "Return", value, ...start };
+          return { type: "Return", value, line: start.line, col: start.col };
         }
         case "raise": {
           this.next();
           const exc = this.atStatementEnd() ? null : this.parseTest();
           if (this.acceptKeyword("from")) this.parseTest();
-          return { type: "Raise", exc, ...start };
+          return { type: "Raise", exc, line: start.line, col: start.col };
         }
         case "global":
         case "nonlocal": {
           this.next();
           const names = [this.expectName()];
           while (this.acceptOp(",")) names.push(this.expectName());
-          return { type: "Global", names, ...start };
+          return { type: "Global", names, line: start.line, col: start.col };
         }
         case "del": {
           this.next();
           const target = this.parseExprList({ allowStar: false });
-          return { type: "Del", targets: target.type === "Tuple" ? target.elts : [target], ...start };
+          return {
+            type: "Del",
+            targets: target.type === "Tuple" ? target.elts : [target],
+            line: start.line,
+            col: start.col,
+          };
         }
         case "assert": {
           this.next();
           const test = this.parseTest();
           const msg = this.acceptOp(",") ? this.parseTest() : null;
-          return { type: "Assert", test, msg, ...start };
+          return { type: "Assert", test, msg, line: start.line, col: start.col };
         }
         case "import":
           return this.parseImport();
@@ -449,7 +489,7 @@ class Parser {
       modules.push(this.parseDottedName());
       if (this.acceptKeyword("as")) this.expectName();
     } while (this.acceptOp(","));
-    return { type: "Import", modules, ...start };
+    return { type: "Import", modules, line: start.line, col: start.col };
   }
 
   private parseFromImport(): Stmt {
@@ -459,7 +499,7 @@ class Parser {
     while (this.atOp(".") || this.atOp("...")) module += this.next().value;
     if (!this.atKeyword("import")) module += this.parseDottedName();
     this.expectKeyword("import");
-    if (this.acceptOp("*")) return { type: "Import", modules: [module], ...start };
+    if (this.acceptOp("*")) return { type: "Import", modules: [module], line: start.line, col: start.col };
     const parenthesised = this.acceptOp("(");
     do {
       if (parenthesised && this.atOp(")")) break;
@@ -467,12 +507,18 @@ class Parser {
       if (this.acceptKeyword("as")) this.expectName();
     } while (this.acceptOp(","));
     if (parenthesised) this.expectOp(")");
-    return { type: "Import", modules: [module], ...start };
+    return { type: "Import", modules: [module], line: start.line, col: start.col };
   }
 
   private parseExpressionStatement(): Stmt {
     const start = this.loc();
-    const first = this.parseExprList({ allowStar: true });
+    // `name = ...` (most statements): the target is the Name the expression-list descent would return.
+    const head = this.tokens[this.pos]!;
+    const next = this.tokens[this.pos + 1];
+    const first =
+      head.kind === "name" && next?.kind === "op" && next.value === "=" && !KEYWORDS.has(head.value)
+        ? this.parseAtom()
+        : this.parseExprList({ allowStar: true });
     if (this.atOp("=")) {
       const targets: Expr[] = [first];
       let value: Expr = first;
@@ -481,20 +527,27 @@ class Parser {
         targets.push(value);
       }
       targets.pop();
-      return { type: "Assign", targets, value, ...start };
+      return { type: "Assign", targets, value, line: start.line, col: start.col };
     }
     const token = this.peek();
     if (token.kind === "op" && AUGMENTED.has(token.value)) {
       this.next();
       const value = this.parseExprList({ allowStar: true });
-      return { type: "AugAssign", target: first, op: token.value.slice(0, -1), value, ...start };
+      return {
+        type: "AugAssign",
+        target: first,
+        op: token.value.slice(0, -1),
+        value,
+        line: start.line,
+        col: start.col,
+      };
     }
     if (this.acceptOp(":")) {
       const annotation = this.parseTest();
       const value = this.acceptOp("=") ? this.parseExprList({ allowStar: true }) : null;
-      return { type: "AnnAssign", target: first, annotation, value, ...start };
+      return { type: "AnnAssign", target: first, annotation, value, line: start.line, col: start.col };
     }
-    return { type: "ExprStmt", value: first, ...start };
+    return { type: "ExprStmt", value: first, line: start.line, col: start.col };
   }
 
   // ---------------------------------------------------------------- targets
@@ -509,12 +562,13 @@ class Parser {
       if (this.atKeyword("in") || this.atOp("=")) break;
       elts.push(this.parseTarget());
     }
-    return { type: "Tuple", elts, ...start };
+    return { type: "Tuple", elts, line: start.line, col: start.col };
   }
 
   private parseTarget(): Expr {
     const start = this.loc();
-    if (this.acceptOp("*")) return { type: "Starred", value: this.parseTarget(), double: false, ...start };
+    if (this.acceptOp("*"))
+      return { type: "Starred", value: this.parseTarget(), double: false, line: start.line, col: start.col };
     return this.parseBitOr();
   }
 
@@ -545,19 +599,19 @@ class Parser {
       if (!this.canStartExpression()) break;
       elts.push(this.parseStarOrTest(options.allowStar));
     }
-    return { type: "Tuple", elts, ...start };
+    return { type: "Tuple", elts, line: start.line, col: start.col };
   }
 
   private parseStarOrTest(allowStar: boolean): Expr {
     const start = this.loc();
     if (allowStar && this.acceptOp("*")) {
-      return { type: "Starred", value: this.parseBitOr(), double: false, ...start };
+      return { type: "Starred", value: this.parseBitOr(), double: false, line: start.line, col: start.col };
     }
     if (this.atKeyword("yield")) {
       this.next();
       if (this.acceptKeyword("from")) return this.parseTest();
       if (this.atStatementEnd() || this.atOp(")"))
-        return { type: "Constant", value: null, kind: "none", ...start };
+        return { type: "Constant", value: null, kind: "none", line: start.line, col: start.col };
       return this.parseExprList({ allowStar: true });
     }
     return this.parseNamedTest();
@@ -569,12 +623,14 @@ class Parser {
     if (this.peek().kind === "name" && this.atOp(":=", 1)) {
       const target = this.expectName();
       this.next();
-      return { type: "NamedExpr", target, value: this.parseTest(), ...start };
+      return { type: "NamedExpr", target, value: this.parseTest(), line: start.line, col: start.col };
     }
     return this.parseTest();
   }
 
   private parseTest(): Expr {
+    const simple = this.simplePrimary();
+    if (simple !== null) return simple;
     const start = this.loc();
     if (this.atKeyword("lambda")) return this.parseLambda();
     const body = this.parseOrTest();
@@ -583,9 +639,35 @@ class Parser {
       const test = this.parseOrTest();
       this.expectKeyword("else");
       const orelse = this.parseTest();
-      return { type: "IfExp", test, body, orelse, ...start };
+      return { type: "IfExp", test, body, orelse, line: start.line, col: start.col };
     }
     return body;
+  }
+
+  /**
+   * A name, number or string with its trailers (calls, subscripts, attributes) that no operator or
+   * keyword continues: a call argument, a list item, `FilterDB(db, '...')` on the right of `=`. It is
+   * parsed directly instead of through the ten levels of the precedence descent, which would return
+   * the same node. When an operator does follow, the position is put back and the descent parses it,
+   * so the tree (and any syntax error) is exactly the descent's.
+   */
+  private simplePrimary(): Expr | null {
+    const token = this.tokens[this.pos]!;
+    if (token.kind === "name") {
+      if (KEYWORDS.has(token.value)) return null;
+    } else if (token.kind !== "number" && token.kind !== "string") {
+      return null;
+    }
+    const start = this.pos;
+    const expr = this.parseAtomWithTrailers();
+    const next = this.peek();
+    const continues =
+      next.kind === "op"
+        ? CONTINUES_EXPRESSION.has(next.value)
+        : next.kind === "name" && CONTINUES_EXPRESSION_WORDS.has(next.value);
+    if (!continues) return expr;
+    this.pos = start;
+    return null;
   }
 
   private parseLambda(): Expr {
@@ -594,7 +676,7 @@ class Parser {
     const params = this.parseParams(":");
     this.expectOp(":");
     const body = this.parseTest();
-    return { type: "Lambda", params, body, ...start };
+    return { type: "Lambda", params, body, line: start.line, col: start.col };
   }
 
   private parseOrTest(): Expr {
@@ -603,7 +685,7 @@ class Parser {
     if (!this.atKeyword("or")) return first;
     const values = [first];
     while (this.acceptKeyword("or")) values.push(this.parseAndTest());
-    return { type: "BoolOp", op: "or", values, ...start };
+    return { type: "BoolOp", op: "or", values, line: start.line, col: start.col };
   }
 
   private parseAndTest(): Expr {
@@ -612,13 +694,13 @@ class Parser {
     if (!this.atKeyword("and")) return first;
     const values = [first];
     while (this.acceptKeyword("and")) values.push(this.parseNotTest());
-    return { type: "BoolOp", op: "and", values, ...start };
+    return { type: "BoolOp", op: "and", values, line: start.line, col: start.col };
   }
 
   private parseNotTest(): Expr {
     const start = this.loc();
     if (this.acceptKeyword("not"))
-      return { type: "UnaryOp", op: "not", operand: this.parseNotTest(), ...start };
+      return { type: "UnaryOp", op: "not", operand: this.parseNotTest(), line: start.line, col: start.col };
     return this.parseComparison();
   }
 
@@ -648,42 +730,29 @@ class Parser {
       comparators.push(this.parseBitOr());
     }
     if (ops.length === 0) return left;
-    return { type: "Compare", left, ops, comparators, ...start };
+    return { type: "Compare", left, ops, comparators, line: start.line, col: start.col };
   }
 
-  private parseBinaryLevel(operators: string[], next: () => Expr): Expr {
-    const start = this.loc();
-    let left = next();
+  /**
+   * The binary operators from `|` down to `*` (CPython's bitwise-or to term levels), left-associative,
+   * by precedence climbing: one call per operand instead of one per level, with the same tree and node
+   * positions as a level-by-level descent.
+   */
+  private parseBitOr(): Expr {
+    return this.parseBinary(1);
+  }
+
+  private parseBinary(minLevel: number): Expr {
+    const start = this.peek();
+    let left = this.parseFactor();
     for (;;) {
       const token = this.peek();
-      if (token.kind !== "op" || !operators.includes(token.value)) return left;
+      const level = token.kind === "op" ? (BINARY_LEVELS.get(token.value) ?? 0) : 0;
+      if (level < minLevel) return left;
       this.next();
-      left = { type: "BinOp", op: token.value, left, right: next(), ...start };
+      const right = this.parseBinary(level + 1);
+      left = { type: "BinOp", op: token.value, left, right, line: start.line, col: start.col };
     }
-  }
-
-  private parseBitOr(): Expr {
-    return this.parseBinaryLevel(["|"], () => this.parseBitXor());
-  }
-
-  private parseBitXor(): Expr {
-    return this.parseBinaryLevel(["^"], () => this.parseBitAnd());
-  }
-
-  private parseBitAnd(): Expr {
-    return this.parseBinaryLevel(["&"], () => this.parseShift());
-  }
-
-  private parseShift(): Expr {
-    return this.parseBinaryLevel(["<<", ">>"], () => this.parseArith());
-  }
-
-  private parseArith(): Expr {
-    return this.parseBinaryLevel(["+", "-"], () => this.parseTerm());
-  }
-
-  private parseTerm(): Expr {
-    return this.parseBinaryLevel(["*", "/", "//", "%", "@"], () => this.parseFactor());
   }
 
   private parseFactor(): Expr {
@@ -691,7 +760,13 @@ class Parser {
     const token = this.peek();
     if (token.kind === "op" && (token.value === "-" || token.value === "+" || token.value === "~")) {
       this.next();
-      return { type: "UnaryOp", op: token.value, operand: this.parseFactor(), ...start };
+      return {
+        type: "UnaryOp",
+        op: token.value,
+        operand: this.parseFactor(),
+        line: start.line,
+        col: start.col,
+      };
     }
     return this.parsePower();
   }
@@ -701,7 +776,14 @@ class Parser {
     this.acceptKeyword("await");
     const base = this.parseAtomWithTrailers();
     if (this.acceptOp("**")) {
-      return { type: "BinOp", op: "**", left: base, right: this.parseFactor(), ...start };
+      return {
+        type: "BinOp",
+        op: "**",
+        left: base,
+        right: this.parseFactor(),
+        line: start.line,
+        col: start.col,
+      };
     }
     return base;
   }
@@ -738,7 +820,13 @@ class Parser {
       if (this.acceptOp("**")) {
         keywords.push({ name: null, value: this.parseTest() });
       } else if (this.acceptOp("*")) {
-        args.push({ type: "Starred", value: this.parseTest(), double: false, ...start });
+        args.push({
+          type: "Starred",
+          value: this.parseTest(),
+          double: false,
+          line: start.line,
+          col: start.col,
+        });
       } else if (this.peek().kind === "name" && this.atOp("=", 1) && !KEYWORDS.has(this.peek().value)) {
         const name = this.next().value;
         this.next();
@@ -752,7 +840,8 @@ class Parser {
             elt: value,
             value: null,
             generators: this.parseGenerators(),
-            ...start,
+            line: start.line,
+            col: start.col,
           });
         } else {
           args.push(value);
@@ -772,7 +861,7 @@ class Parser {
       if (this.atOp("]")) break;
       elts.push(this.parseSubscript());
     }
-    return { type: "Tuple", elts, ...start };
+    return { type: "Tuple", elts, line: start.line, col: start.col };
   }
 
   private parseSubscript(): Expr {
@@ -786,7 +875,7 @@ class Parser {
     const upper = this.atOp(":") || this.atOp("]") || this.atOp(",") ? null : this.parseTest();
     let step: Expr | null = null;
     if (this.acceptOp(":")) step = this.atOp("]") || this.atOp(",") ? null : this.parseTest();
-    return { type: "Slice", lower, upper, step, ...start };
+    return { type: "Slice", lower, upper, step, line: start.line, col: start.col };
   }
 
   private parseGenerators(): Generator[] {
@@ -815,15 +904,21 @@ class Parser {
     if (token.kind === "name") {
       if (token.value === "None") {
         this.next();
-        return { type: "Constant", value: null, kind: "none", ...start };
+        return { type: "Constant", value: null, kind: "none", line: start.line, col: start.col };
       }
       if (token.value === "True" || token.value === "False") {
         this.next();
-        return { type: "Constant", value: token.value === "True", kind: "bool", ...start };
+        return {
+          type: "Constant",
+          value: token.value === "True",
+          kind: "bool",
+          line: start.line,
+          col: start.col,
+        };
       }
       if (KEYWORDS.has(token.value)) throw this.error("unexpected keyword");
       this.next();
-      return { type: "Name", id: token.value, ...start };
+      return { type: "Name", id: token.value, line: start.line, col: start.col };
     }
     if (token.kind === "number") {
       this.next();
@@ -840,7 +935,7 @@ class Parser {
           return this.parseBraceDisplay();
         case "...":
           this.next();
-          return { type: "Constant", value: null, kind: "ellipsis", ...start };
+          return { type: "Constant", value: null, kind: "ellipsis", line: start.line, col: start.col };
       }
     }
     throw this.error("expected an expression");
@@ -848,6 +943,12 @@ class Parser {
 
   private parseStrings(): Expr {
     const start = this.loc();
+    // One plain string literal (the usual case): its text, without the list of parts.
+    const token = this.tokens[this.pos]!;
+    if (token.kind === "string" && token.prefix === "" && this.tokens[this.pos + 1]!.kind !== "string") {
+      this.pos++;
+      return { type: "Constant", value: token.value, kind: "str", line: token.line, col: token.col };
+    }
     const parts: FStringPart[] = [];
     let anyF = false;
     let bytes = false;
@@ -866,20 +967,34 @@ class Parser {
     }
     if (!anyF) {
       const text = parts.map((part) => (part.kind === "text" ? part.text : "")).join("");
-      return { type: "Constant", value: text, kind: bytes ? "bytes" : "str", ...start };
+      return {
+        type: "Constant",
+        value: text,
+        kind: bytes ? "bytes" : "str",
+        line: start.line,
+        col: start.col,
+      };
     }
-    return { type: "FString", parts: mergeTextParts(parts), ...start };
+    return { type: "FString", parts: mergeTextParts(parts), line: start.line, col: start.col };
   }
 
   private parseParenthesised(): Expr {
     const start = this.loc();
     this.expectOp("(");
-    if (this.acceptOp(")")) return { type: "Tuple", elts: [], ...start };
+    if (this.acceptOp(")")) return { type: "Tuple", elts: [], line: start.line, col: start.col };
     const first = this.parseStarOrTest(true);
     if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
       const generators = this.parseGenerators();
       this.expectOp(")");
-      return { type: "Comprehension", kind: "generator", elt: first, value: null, generators, ...start };
+      return {
+        type: "Comprehension",
+        kind: "generator",
+        elt: first,
+        value: null,
+        generators,
+        line: start.line,
+        col: start.col,
+      };
     }
     if (this.acceptOp(")")) return first;
     const elts = [first];
@@ -888,18 +1003,26 @@ class Parser {
       elts.push(this.parseStarOrTest(true));
     }
     this.expectOp(")");
-    return { type: "Tuple", elts, ...start };
+    return { type: "Tuple", elts, line: start.line, col: start.col };
   }
 
   private parseListDisplay(): Expr {
     const start = this.loc();
     this.expectOp("[");
-    if (this.acceptOp("]")) return { type: "List", elts: [], ...start };
+    if (this.acceptOp("]")) return { type: "List", elts: [], line: start.line, col: start.col };
     const first = this.parseStarOrTest(true);
     if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
       const generators = this.parseGenerators();
       this.expectOp("]");
-      return { type: "Comprehension", kind: "list", elt: first, value: null, generators, ...start };
+      return {
+        type: "Comprehension",
+        kind: "list",
+        elt: first,
+        value: null,
+        generators,
+        line: start.line,
+        col: start.col,
+      };
     }
     const elts = [first];
     while (this.acceptOp(",")) {
@@ -907,13 +1030,13 @@ class Parser {
       elts.push(this.parseStarOrTest(true));
     }
     this.expectOp("]");
-    return { type: "List", elts, ...start };
+    return { type: "List", elts, line: start.line, col: start.col };
   }
 
   private parseBraceDisplay(): Expr {
     const start = this.loc();
     this.expectOp("{");
-    if (this.acceptOp("}")) return { type: "Dict", keys: [], values: [], ...start };
+    if (this.acceptOp("}")) return { type: "Dict", keys: [], values: [], line: start.line, col: start.col };
     if (this.acceptOp("**")) {
       return this.parseDictRest(start, null, this.parseBitOr());
     }
@@ -923,14 +1046,30 @@ class Parser {
       if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
         const generators = this.parseGenerators();
         this.expectOp("}");
-        return { type: "Comprehension", kind: "dict", elt: first, value, generators, ...start };
+        return {
+          type: "Comprehension",
+          kind: "dict",
+          elt: first,
+          value,
+          generators,
+          line: start.line,
+          col: start.col,
+        };
       }
       return this.parseDictRest(start, first, value);
     }
     if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
       const generators = this.parseGenerators();
       this.expectOp("}");
-      return { type: "Comprehension", kind: "set", elt: first, value: null, generators, ...start };
+      return {
+        type: "Comprehension",
+        kind: "set",
+        elt: first,
+        value: null,
+        generators,
+        line: start.line,
+        col: start.col,
+      };
     }
     const elts = [first];
     while (this.acceptOp(",")) {
@@ -938,7 +1077,7 @@ class Parser {
       elts.push(this.parseStarOrTest(true));
     }
     this.expectOp("}");
-    return { type: "Set", elts, ...start };
+    return { type: "Set", elts, line: start.line, col: start.col };
   }
 
   private parseDictRest(start: Loc, firstKey: Expr | null, firstValue: Expr): Expr {
@@ -956,22 +1095,52 @@ class Parser {
       values.push(this.parseTest());
     }
     this.expectOp("}");
-    return { type: "Dict", keys, values, ...start };
+    return { type: "Dict", keys, values, line: start.line, col: start.col };
   }
 }
 
 function numberConstant(text: string, loc: Loc): Expr {
   const clean = text.replace(/_/g, "");
   if (/[jJ]$/.test(clean))
-    return { type: "Constant", value: Number(clean.slice(0, -1)) || 0, kind: "complex", ...loc };
+    return {
+      type: "Constant",
+      value: Number(clean.slice(0, -1)) || 0,
+      kind: "complex",
+      line: loc.line,
+      col: loc.col,
+    };
   if (/^0[xX]/.test(clean))
-    return { type: "Constant", value: Number.parseInt(clean.slice(2), 16), kind: "int", ...loc };
+    return {
+      type: "Constant",
+      value: Number.parseInt(clean.slice(2), 16),
+      kind: "int",
+      line: loc.line,
+      col: loc.col,
+    };
   if (/^0[oO]/.test(clean))
-    return { type: "Constant", value: Number.parseInt(clean.slice(2), 8), kind: "int", ...loc };
+    return {
+      type: "Constant",
+      value: Number.parseInt(clean.slice(2), 8),
+      kind: "int",
+      line: loc.line,
+      col: loc.col,
+    };
   if (/^0[bB]/.test(clean))
-    return { type: "Constant", value: Number.parseInt(clean.slice(2), 2), kind: "int", ...loc };
+    return {
+      type: "Constant",
+      value: Number.parseInt(clean.slice(2), 2),
+      kind: "int",
+      line: loc.line,
+      col: loc.col,
+    };
   const isFloat = /[.eE]/.test(clean);
-  return { type: "Constant", value: Number(clean), kind: isFloat ? "float" : "int", ...loc };
+  return {
+    type: "Constant",
+    value: Number(clean),
+    kind: isFloat ? "float" : "int",
+    line: loc.line,
+    col: loc.col,
+  };
 }
 
 function mergeTextParts(parts: FStringPart[]): FStringPart[] {
@@ -997,10 +1166,6 @@ export function parseFStringBody(options: { body: string; raw: boolean; loc: Loc
   const parts: FStringPart[] = [];
   let text = "";
   let i = 0;
-  const flushText = () => {
-    if (text !== "") parts.push({ kind: "text", text: raw ? text : decodePythonEscapes({ body: text }) });
-    text = "";
-  };
   while (i < body.length) {
     const ch = body[i]!;
     if (ch === "{" && body[i + 1] === "{") {
@@ -1013,18 +1178,20 @@ export function parseFStringBody(options: { body: string; raw: boolean; loc: Loc
       i += 2;
       continue;
     }
-    if (ch === "}") throw syntaxError({ message: "f-string: single '}' is not allowed", ...loc });
+    if (ch === "}")
+      throw syntaxError({ message: "f-string: single '}' is not allowed", line: loc.line, col: loc.col });
     if (ch !== "{") {
       text += ch;
       i++;
       continue;
     }
-    flushText();
+    if (text !== "") parts.push({ kind: "text", text: raw ? text : decodePythonEscapes({ body: text }) });
+    text = "";
     const field = readField(body, i + 1, loc);
     parts.push(...field.parts);
     i = field.end;
   }
-  flushText();
+  if (text !== "") parts.push({ kind: "text", text: raw ? text : decodePythonEscapes({ body: text }) });
   return parts;
 }
 
@@ -1046,14 +1213,15 @@ function readField(body: string, from: number, loc: Loc): { parts: FStringPart[]
     else if (ch === ")" || ch === "]" || (ch === "}" && level > 0)) level--;
     else if (level === 0 && (ch === "}" || ch === ":" || (ch === "!" && body[i + 1] !== "="))) break;
   }
-  if (i >= body.length) throw syntaxError({ message: "f-string: expecting '}'", ...loc });
+  if (i >= body.length)
+    throw syntaxError({ message: "f-string: expecting '}'", line: loc.line, col: loc.col });
   let exprText = body.slice(from, i);
   // `{x=}` prints the expression text and "=" before the value (its repr unless converted).
   const selfDocumenting = /=\s*$/.test(exprText) && !/[=!<>]=\s*$/.test(exprText);
   const label = selfDocumenting ? exprText : "";
   if (selfDocumenting) exprText = exprText.replace(/=\s*$/, "");
   if (exprText.trim() === "")
-    throw syntaxError({ message: "f-string: empty expression not allowed", ...loc });
+    throw syntaxError({ message: "f-string: empty expression not allowed", line: loc.line, col: loc.col });
   const expr = parsePythonExpression({ source: exprText });
   let conversion: string | null = selfDocumenting ? "r" : null;
   if (body[i] === "!") {
@@ -1075,7 +1243,8 @@ function readField(body: string, from: number, loc: Loc): { parts: FStringPart[]
     spec = parseFStringBody({ body: body.slice(i + 1, j), raw: true, loc });
     i = j;
   }
-  if (body[i] !== "}") throw syntaxError({ message: "f-string: expecting '}'", ...loc });
+  if (body[i] !== "}")
+    throw syntaxError({ message: "f-string: expecting '}'", line: loc.line, col: loc.col });
   const field: FStringPart = { kind: "field", expr, conversion, spec };
   return { parts: label === "" ? [field] : [{ kind: "text", text: label }, field], end: i + 1 };
 }

@@ -7,9 +7,6 @@
  */
 import { WardenError } from "../../../../core/errors.js";
 
-/** A list of words written as one block of text. */
-const words = (text: string): string[] => text.trim().split(/\s+/);
-
 export type TokenKind = "name" | "number" | "string" | "op" | "newline" | "indent" | "dedent" | "eof";
 
 export interface Token {
@@ -24,19 +21,13 @@ export interface Token {
   body?: string;
 }
 
-/** Longest first, so that the first match is the right one. */
-const OPERATORS = words(`
-  **= //= >>= <<= ... -> := == != <> <= >= ** // << >> += -= *= /= %= &= |= ^= @=
-  + - * / % @ & | ^ ~ < > ( ) [ ] { } , : ; . = !
-`);
-
 const STRING_PREFIXES = new Set(["r", "u", "b", "f", "br", "rb", "fr", "rf"]);
 
 /** Tab stops every 8 columns, as CPython computes indentation. */
 const TAB_SIZE = 8;
 
-/** Call names whose `Name[...]` form carries raw SQL in EHRAgent's prompt notation. */
-const RAW_BRACKET_CALLS = new Set(["SQLInterpreter"]);
+/** The call name whose `Name[...]` form carries raw SQL in EHRAgent's prompt notation. */
+const RAW_BRACKET_CALL = "SQLInterpreter";
 
 export function syntaxError(options: { message: string; line: number; col: number }): WardenError {
   return new WardenError({
@@ -62,12 +53,17 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 /** Decodes Python backslash escapes in a non-raw string body; unknown escapes stay as written. */
 export function decodePythonEscapes(options: { body: string }): string {
   const { body } = options;
-  if (!body.includes("\\")) return body;
-  let out = "";
-  for (let i = 0; i < body.length; i++) {
+  let i = body.indexOf("\\");
+  if (i < 0) return body;
+  // Copies the text between escapes in slices rather than character by character.
+  let out = body.slice(0, i);
+  for (; i < body.length; i++) {
     const ch = body[i]!;
     if (ch !== "\\" || i + 1 >= body.length) {
-      out += ch;
+      const next = body.indexOf("\\", i + 1);
+      const end = next < 0 ? body.length : next;
+      out += body.slice(i, end);
+      i = end - 1;
       continue;
     }
     const next = body[i + 1]!;
@@ -102,208 +98,377 @@ export function decodePythonEscapes(options: { body: string }): string {
   return out;
 }
 
-function isNameStart(ch: string): boolean {
-  return /[A-Za-z_]/.test(ch) || ch.charCodeAt(0) > 127;
+// Character codes the scanner compares against: the hot loop reads `charCodeAt`, never one-character
+// substrings or per-character regexes (a check tokenizes every time; this loop is a large part of it).
+const C_TAB = 9;
+const C_LF = 10;
+const C_FF = 12;
+const C_SPACE = 32;
+const C_BANG = 33;
+const C_DQUOTE = 34;
+const C_HASH = 35;
+const C_PERCENT = 37;
+const C_AMP = 38;
+const C_SQUOTE = 39;
+const C_LPAREN = 40;
+const C_RPAREN = 41;
+const C_STAR = 42;
+const C_PLUS = 43;
+const C_COMMA = 44;
+const C_MINUS = 45;
+const C_DOT = 46;
+const C_SLASH = 47;
+const C_0 = 48;
+const C_9 = 57;
+const C_COLON = 58;
+const C_SEMI = 59;
+const C_LT = 60;
+const C_EQ = 61;
+const C_GT = 62;
+const C_AT = 64;
+const C_LBRACKET = 91;
+const C_BACKSLASH = 92;
+const C_RBRACKET = 93;
+const C_CARET = 94;
+const C_LBRACE = 123;
+const C_PIPE = 124;
+const C_RBRACE = 125;
+const C_TILDE = 126;
+
+/** ASCII letters, digits and "_" (1 = may start a name, 2 = may only continue one). */
+const NAME_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) NAME_CHARS[c] = 1;
+  else if (c >= C_0 && c <= C_9) NAME_CHARS[c] = 2;
 }
 
-function isNameChar(ch: string): boolean {
-  return /[A-Za-z0-9_]/.test(ch) || ch.charCodeAt(0) > 127;
+function isNameStartCode(c: number): boolean {
+  return c > 127 || NAME_CHARS[c] === 1;
+}
+
+function isNameCode(c: number): boolean {
+  return c > 127 || NAME_CHARS[c]! > 0;
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= C_0 && c <= C_9;
+}
+
+/** Python number literals; sticky, so it matches at `lastIndex` without slicing the source. */
+const NUMBER =
+  /0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][+-]?[0-9_]+)?[jJ]?/y;
+
+/**
+ * The operator at `pos`, the longest that matches, or null. Operators: `**= //= >>= <<= ... -> := == !=
+ * <> <= >= ** // << >> += -= *= /= %= &= |= ^= @= + - * / % @ & | ^ ~ < > ( ) [ ] { } , : ; . = !`.
+ * A switch on the character codes rather than trying each operator with `startsWith`.
+ */
+function operatorAt(src: string, pos: number, c: number): string | null {
+  const c1 = src.charCodeAt(pos + 1);
+  switch (c) {
+    case C_LPAREN:
+      return "(";
+    case C_RPAREN:
+      return ")";
+    case C_LBRACKET:
+      return "[";
+    case C_RBRACKET:
+      return "]";
+    case C_LBRACE:
+      return "{";
+    case C_RBRACE:
+      return "}";
+    case C_COMMA:
+      return ",";
+    case C_SEMI:
+      return ";";
+    case C_TILDE:
+      return "~";
+    case C_DOT:
+      return c1 === C_DOT && src.charCodeAt(pos + 2) === C_DOT ? "..." : ".";
+    case C_EQ:
+      return c1 === C_EQ ? "==" : "=";
+    case C_COLON:
+      return c1 === C_EQ ? ":=" : ":";
+    case C_BANG:
+      return c1 === C_EQ ? "!=" : "!";
+    case C_MINUS:
+      return c1 === C_GT ? "->" : c1 === C_EQ ? "-=" : "-";
+    case C_PLUS:
+      return c1 === C_EQ ? "+=" : "+";
+    case C_PERCENT:
+      return c1 === C_EQ ? "%=" : "%";
+    case C_AMP:
+      return c1 === C_EQ ? "&=" : "&";
+    case C_PIPE:
+      return c1 === C_EQ ? "|=" : "|";
+    case C_CARET:
+      return c1 === C_EQ ? "^=" : "^";
+    case C_AT:
+      return c1 === C_EQ ? "@=" : "@";
+    case C_STAR:
+      if (c1 === C_STAR) return src.charCodeAt(pos + 2) === C_EQ ? "**=" : "**";
+      return c1 === C_EQ ? "*=" : "*";
+    case C_SLASH:
+      if (c1 === C_SLASH) return src.charCodeAt(pos + 2) === C_EQ ? "//=" : "//";
+      return c1 === C_EQ ? "/=" : "/";
+    case C_GT:
+      if (c1 === C_GT) return src.charCodeAt(pos + 2) === C_EQ ? ">>=" : ">>";
+      return c1 === C_EQ ? ">=" : ">";
+    case C_LT:
+      if (c1 === C_LT) return src.charCodeAt(pos + 2) === C_EQ ? "<<=" : "<<";
+      return c1 === C_GT ? "<>" : c1 === C_EQ ? "<=" : "<";
+    default:
+      return null;
+  }
 }
 
 /** Turns Python source into tokens; throws a WardenError (EXTRACTION_FAILED) on malformed input. */
 export function tokenizePython(options: { source: string }): Token[] {
-  const src = options.source.replace(/\r\n?/g, "\n");
-  const tokens: Token[] = [];
-  const indents: number[] = [0];
-  let pos = 0;
-  let line = 1;
-  let lineStart = 0;
-  let depth = 0;
-  let atLineStart = true;
+  const source = options.source;
+  const src = source.indexOf("\r") < 0 ? source : source.replace(/\r\n?/g, "\n");
+  return new Scanner(src).run();
+}
 
-  const col = (at: number) => at - lineStart + 1;
-  const push = (kind: TokenKind, value: string, at: number, extra?: Partial<Token>) => {
-    tokens.push({ kind, value, line, col: col(at), ...extra });
-  };
-  const lastSignificant = () => tokens[tokens.length - 1];
+/**
+ * The scanning state and its steps. A class rather than closures inside tokenizePython: the closures
+ * would be created again for every call, and this runs once per check.
+ */
+class Scanner {
+  private readonly tokens: Token[] = [];
+  private readonly indents: number[] = [0];
+  private readonly length: number;
+  private pos = 0;
+  private line = 1;
+  private lineStart = 0;
+  private depth = 0;
+  private atLineStart = true;
 
-  while (pos < src.length) {
-    if (atLineStart && depth === 0) {
-      // Measure indentation; blank and comment-only lines do not count.
-      let width = 0;
-      let p = pos;
-      while (p < src.length && (src[p] === " " || src[p] === "\t" || src[p] === "\f")) {
-        width =
-          src[p] === "\t" ? (Math.floor(width / TAB_SIZE) + 1) * TAB_SIZE : src[p] === " " ? width + 1 : 0;
+  constructor(private readonly src: string) {
+    this.length = src.length;
+  }
+
+  private col(at: number): number {
+    return at - this.lineStart + 1;
+  }
+
+  private push(kind: TokenKind, value: string, at: number): void {
+    this.tokens.push({ kind, value, line: this.line, col: at - this.lineStart + 1 });
+  }
+
+  /** Whether a NEWLINE may follow the last token (not at the start, not after NEWLINE/INDENT/DEDENT). */
+  private endsLogicalLine(): boolean {
+    const last = this.tokens[this.tokens.length - 1];
+    return last !== undefined && last.kind !== "newline" && last.kind !== "indent" && last.kind !== "dedent";
+  }
+
+  run(): Token[] {
+    const { src, length } = this;
+    // `pos` lives in a local while the loop runs and in `this.pos` around the helper methods.
+    let pos = this.pos;
+    while (pos < length) {
+      if (this.atLineStart && this.depth === 0) {
+        this.pos = pos;
+        const more = this.indentation();
+        pos = this.pos;
+        if (!more) break;
+        continue;
+      }
+      const c = src.charCodeAt(pos);
+      if (c === C_SPACE || c === C_TAB || c === C_FF) {
+        pos++;
+        continue;
+      }
+      if (isNameStartCode(c)) {
+        pos = this.name(pos);
+        continue;
+      }
+      if (c === C_LF) {
+        if (this.depth === 0) {
+          if (this.endsLogicalLine()) this.push("newline", "\n", pos);
+          this.atLineStart = true;
+        }
+        pos++;
+        this.line++;
+        this.lineStart = pos;
+        continue;
+      }
+      if (c === C_SQUOTE || c === C_DQUOTE) {
+        pos = this.readString("", pos, pos);
+        continue;
+      }
+      if (c === C_HASH) {
+        const end = src.indexOf("\n", pos);
+        pos = end < 0 ? length : end;
+        continue;
+      }
+      if (c === C_BACKSLASH) {
+        if (src.charCodeAt(pos + 1) === C_LF) {
+          pos += 2;
+          this.line++;
+          this.lineStart = pos;
+          continue;
+        }
+        throw syntaxError({
+          message: "unexpected character after line continuation",
+          line: this.line,
+          col: this.col(pos),
+        });
+      }
+      if (isDigitCode(c) || (c === C_DOT && isDigitCode(src.charCodeAt(pos + 1)))) {
+        NUMBER.lastIndex = pos;
+        const text = NUMBER.exec(src)?.[0] || src[pos]!;
+        this.push("number", text, pos);
+        pos += text.length;
+        continue;
+      }
+      const op = operatorAt(src, pos, c);
+      if (op === null) {
+        throw syntaxError({
+          message: `unexpected character ${JSON.stringify(src[pos])}`,
+          line: this.line,
+          col: this.col(pos),
+        });
+      }
+      if (c === C_LPAREN || c === C_LBRACKET || c === C_LBRACE) this.depth++;
+      else if (c === C_RPAREN || c === C_RBRACKET || c === C_RBRACE) this.depth = Math.max(0, this.depth - 1);
+      this.push("op", op, pos);
+      pos += op.length;
+    }
+    this.pos = pos;
+
+    if (this.endsLogicalLine()) this.push("newline", "\n", this.pos);
+    while (this.indents.length > 1) {
+      this.indents.pop();
+      this.push("dedent", "", this.pos);
+    }
+    this.push("eof", "", this.pos);
+    return this.tokens;
+  }
+
+  /**
+   * At the start of a logical line: measures the indentation and emits INDENT/DEDENT tokens, or skips a
+   * blank or comment-only line (which does not count). False at the end of the input.
+   */
+  private indentation(): boolean {
+    const { src, length, indents } = this;
+    let width = 0;
+    let p = this.pos;
+    for (; p < length; p++) {
+      const c = src.charCodeAt(p);
+      if (c === C_SPACE) width++;
+      else if (c === C_TAB) width = (Math.floor(width / TAB_SIZE) + 1) * TAB_SIZE;
+      else if (c === C_FF) width = 0;
+      else break;
+    }
+    if (p >= length) {
+      this.pos = p;
+      return false;
+    }
+    const c = src.charCodeAt(p);
+    if (c === C_LF || c === C_HASH || (c === C_BACKSLASH && src.charCodeAt(p + 1) === C_LF)) {
+      if (c === C_HASH) {
+        const end = src.indexOf("\n", p);
+        p = end < 0 ? length : end;
+      } else if (c === C_BACKSLASH) {
+        p += 1;
+      }
+      if (p < length) {
         p++;
+        this.line++;
+        this.lineStart = p;
       }
-      if (p >= src.length) {
-        pos = p;
-        break;
+      this.pos = p;
+      return true;
+    }
+    const current = indents[indents.length - 1]!;
+    if (width > current) {
+      indents.push(width);
+      this.push("indent", "", p);
+    } else if (width < current) {
+      while (indents.length > 1 && width < indents[indents.length - 1]!) {
+        indents.pop();
+        this.push("dedent", "", p);
       }
-      const ch = src[p]!;
-      if (ch === "\n" || ch === "#" || (ch === "\\" && src[p + 1] === "\n")) {
-        if (ch === "#") {
-          while (p < src.length && src[p] !== "\n") p++;
-        } else if (ch === "\\") {
-          p += 1;
-        }
-        if (p < src.length) {
-          p++;
-          line++;
-          lineStart = p;
-        }
-        pos = p;
-        continue;
+      if (width !== indents[indents.length - 1]) {
+        throw syntaxError({
+          message: "unindent does not match any outer indentation level",
+          line: this.line,
+          col: 1,
+        });
       }
-      const current = indents[indents.length - 1]!;
-      if (width > current) {
-        indents.push(width);
-        push("indent", "", p);
-      } else if (width < current) {
-        while (indents.length > 1 && width < indents[indents.length - 1]!) {
-          indents.pop();
-          push("dedent", "", p);
-        }
-        if (width !== indents[indents.length - 1]) {
-          throw syntaxError({ message: "unindent does not match any outer indentation level", line, col: 1 });
-        }
-      }
-      pos = p;
-      atLineStart = false;
-      continue;
     }
-
-    const ch = src[pos]!;
-    if (ch === "\n") {
-      if (depth === 0) {
-        const last = lastSignificant();
-        if (last && last.kind !== "newline" && last.kind !== "indent" && last.kind !== "dedent") {
-          push("newline", "\n", pos);
-        }
-        atLineStart = true;
-      }
-      pos++;
-      line++;
-      lineStart = pos;
-      continue;
-    }
-    if (ch === " " || ch === "\t" || ch === "\f") {
-      pos++;
-      continue;
-    }
-    if (ch === "#") {
-      while (pos < src.length && src[pos] !== "\n") pos++;
-      continue;
-    }
-    if (ch === "\\") {
-      if (src[pos + 1] === "\n") {
-        pos += 2;
-        line++;
-        lineStart = pos;
-        continue;
-      }
-      throw syntaxError({ message: "unexpected character after line continuation", line, col: col(pos) });
-    }
-
-    if (isNameStart(ch)) {
-      let end = pos + 1;
-      while (end < src.length && isNameChar(src[end]!)) end++;
-      const word = src.slice(pos, end);
-      const quote = src[end];
-      if ((quote === "'" || quote === '"') && STRING_PREFIXES.has(word.toLowerCase())) {
-        pos = readString({ prefix: word.toLowerCase(), start: pos, quoteAt: end });
-        continue;
-      }
-      push("name", word, pos);
-      pos = end;
-      if (RAW_BRACKET_CALLS.has(word)) {
-        let p = pos;
-        while (p < src.length && (src[p] === " " || src[p] === "\t")) p++;
-        if (src[p] === "[") pos = readRawBracket({ openAt: p });
-      }
-      continue;
-    }
-
-    if (/[0-9]/.test(ch) || (ch === "." && /[0-9]/.test(src[pos + 1] ?? ""))) {
-      const match =
-        /^(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][+-]?[0-9_]+)?[jJ]?)/.exec(
-          src.slice(pos),
-        );
-      const text = match?.[0] ?? ch;
-      push("number", text, pos);
-      pos += Math.max(1, text.length);
-      continue;
-    }
-
-    if (ch === "'" || ch === '"') {
-      pos = readString({ prefix: "", start: pos, quoteAt: pos });
-      continue;
-    }
-
-    const op = OPERATORS.find((candidate) => src.startsWith(candidate, pos));
-    if (!op)
-      throw syntaxError({ message: `unexpected character ${JSON.stringify(ch)}`, line, col: col(pos) });
-    if (op === "(" || op === "[" || op === "{") depth++;
-    if (op === ")" || op === "]" || op === "}") depth = Math.max(0, depth - 1);
-    push("op", op, pos);
-    pos += op.length;
+    this.pos = p;
+    this.atLineStart = false;
+    return true;
   }
 
-  const last = lastSignificant();
-  if (last && last.kind !== "newline" && last.kind !== "dedent" && last.kind !== "indent") {
-    push("newline", "\n", pos);
+  /** A name, or the prefix of a string literal (`f'...'`, `rb"..."`); returns the position after it. */
+  private name(pos: number): number {
+    const { src, length } = this;
+    let end = pos + 1;
+    while (end < length && isNameCode(src.charCodeAt(end))) end++;
+    const quote = src.charCodeAt(end);
+    // Prefixes are at most two letters: longer names are never looked up.
+    if ((quote === C_SQUOTE || quote === C_DQUOTE) && end - pos <= 2) {
+      const prefix = src.slice(pos, end).toLowerCase();
+      if (STRING_PREFIXES.has(prefix)) return this.readString(prefix, pos, end);
+    }
+    const word = src.slice(pos, end);
+    this.push("name", word, pos);
+    // The length test first: a Set lookup would hash every name.
+    if (end - pos === RAW_BRACKET_CALL.length && word === RAW_BRACKET_CALL) {
+      let p = end;
+      while (p < length && (src.charCodeAt(p) === C_SPACE || src.charCodeAt(p) === C_TAB)) p++;
+      if (src.charCodeAt(p) === C_LBRACKET) return this.readRawBracket(p);
+    }
+    return end;
   }
-  while (indents.length > 1) {
-    indents.pop();
-    push("dedent", "", pos);
-  }
-  push("eof", "", pos);
-  return tokens;
 
-  function readString(args: { prefix: string; start: number; quoteAt: number }): number {
-    const { prefix, start, quoteAt } = args;
-    const quoteChar = src[quoteAt]!;
-    const triple = src.startsWith(quoteChar.repeat(3), quoteAt);
-    const delimiter = triple ? quoteChar.repeat(3) : quoteChar;
-    const startLine = line;
-    const startCol = col(start);
-    let p = quoteAt + delimiter.length;
+  private readString(prefix: string, start: number, quoteAt: number): number {
+    const { src, length } = this;
+    const quote = src.charCodeAt(quoteAt);
+    const triple = src.charCodeAt(quoteAt + 1) === quote && src.charCodeAt(quoteAt + 2) === quote;
+    const delimiterLength = triple ? 3 : 1;
+    const startLine = this.line;
+    const startCol = this.col(start);
+    let p = quoteAt + delimiterLength;
     const bodyStart = p;
     for (;;) {
-      if (p >= src.length) {
+      if (p >= length) {
         throw syntaxError({ message: "unterminated string literal", line: startLine, col: startCol });
       }
-      const c = src[p]!;
-      if (c === "\\") {
-        if (src[p + 1] === "\n") {
-          line++;
-          lineStart = p + 2;
+      const c = src.charCodeAt(p);
+      if (c === C_BACKSLASH) {
+        if (src.charCodeAt(p + 1) === C_LF) {
+          this.line++;
+          this.lineStart = p + 2;
         }
         p += 2;
         continue;
       }
-      if (c === "\n") {
+      if (c === C_LF) {
         if (!triple)
           throw syntaxError({ message: "unterminated string literal", line: startLine, col: startCol });
-        line++;
-        lineStart = p + 1;
+        this.line++;
+        this.lineStart = p + 1;
         p++;
         continue;
       }
-      if (src.startsWith(delimiter, p)) break;
+      if (c === quote && (!triple || (src.charCodeAt(p + 1) === quote && src.charCodeAt(p + 2) === quote)))
+        break;
       p++;
     }
     const body = src.slice(bodyStart, p);
-    const raw = prefix.includes("r");
-    const value = prefix.includes("f") ? body : raw ? body : decodePythonEscapes({ body });
-    tokens.push({ kind: "string", value, line: startLine, col: startCol, prefix, body });
-    return p + delimiter.length;
+    const value = prefix.includes("f") || prefix.includes("r") ? body : decodePythonEscapes({ body });
+    this.tokens.push({ kind: "string", value, line: startLine, col: startCol, prefix, body });
+    return p + delimiterLength;
   }
 
-  function readRawBracket(args: { openAt: number }): number {
+  private readRawBracket(openAt: number): number {
     // Find the matching "]" while skipping quoted SQL strings, then emit `( "<sql>" )`.
-    let p = args.openAt + 1;
+    const { src } = this;
+    let p = openAt + 1;
     let level = 1;
     let quote: string | null = null;
     while (p < src.length) {
@@ -321,20 +486,31 @@ export function tokenizePython(options: { source: string }): Token[] {
       p++;
     }
     if (p >= src.length) {
-      throw syntaxError({ message: "unterminated SQLInterpreter[...] bracket", line, col: col(args.openAt) });
+      throw syntaxError({
+        message: "unterminated SQLInterpreter[...] bracket",
+        line: this.line,
+        col: this.col(openAt),
+      });
     }
-    let sql = src.slice(args.openAt + 1, p).trim();
+    let sql = src.slice(openAt + 1, p).trim();
     const quoted = /^(['"])([\s\S]*)\1$/.exec(sql);
     if (quoted && !quoted[2]!.includes(quoted[1]!)) sql = quoted[2]!;
-    const startCol = col(args.openAt);
-    tokens.push({ kind: "op", value: "(", line, col: startCol });
-    tokens.push({ kind: "string", value: sql, line, col: startCol + 1, prefix: "", body: sql });
-    const newlines = src.slice(args.openAt, p).split("\n").length - 1;
+    const startCol = this.col(openAt);
+    this.tokens.push({ kind: "op", value: "(", line: this.line, col: startCol });
+    this.tokens.push({
+      kind: "string",
+      value: sql,
+      line: this.line,
+      col: startCol + 1,
+      prefix: "",
+      body: sql,
+    });
+    const newlines = src.slice(openAt, p).split("\n").length - 1;
     if (newlines > 0) {
-      line += newlines;
-      lineStart = src.lastIndexOf("\n", p) + 1;
+      this.line += newlines;
+      this.lineStart = src.lastIndexOf("\n", p) + 1;
     }
-    tokens.push({ kind: "op", value: ")", line, col: col(p) });
+    this.tokens.push({ kind: "op", value: ")", line: this.line, col: this.col(p) });
     return p + 1;
   }
 }

@@ -9,7 +9,39 @@ import { parseWith } from "../../../../core/validate.js";
 /** Table name -> its column names, all lower case. */
 export type DatabaseSchema = Readonly<Record<string, readonly string[]>>;
 
-export const EICU_SCHEMA: DatabaseSchema = {
+/** Schemas produced by normalizeSchema (and the built-in one): frozen, so they can be trusted as they are. */
+const normalized = new WeakSet<object>();
+
+/** True for a schema normalizeSchema returned (or EICU_SCHEMA): valid, lower case, frozen. */
+export function isNormalizedSchema(schema: unknown): schema is DatabaseSchema {
+  return typeof schema === "object" && schema !== null && normalized.has(schema);
+}
+
+const columnSetCache = new WeakMap<object, ReadonlyMap<string, ReadonlySet<string>>>();
+
+/**
+ * Each table's columns as a Set, for membership tests. Built once for a normalized (frozen) schema and
+ * kept beside it; any other schema object may change between calls, so it gets a fresh index.
+ */
+export function schemaColumnSets(options: {
+  schema: DatabaseSchema;
+}): ReadonlyMap<string, ReadonlySet<string>> {
+  const { schema } = options;
+  const cached = columnSetCache.get(schema);
+  if (cached) return cached;
+  const index = new Map<string, ReadonlySet<string>>();
+  for (const table of Object.keys(schema)) index.set(table, new Set(schema[table]));
+  if (normalized.has(schema)) columnSetCache.set(schema, index);
+  return index;
+}
+
+function freezeSchema(schema: Record<string, string[]>): DatabaseSchema {
+  for (const columns of Object.values(schema)) Object.freeze(columns);
+  normalized.add(Object.freeze(schema));
+  return schema;
+}
+
+export const EICU_SCHEMA: DatabaseSchema = freezeSchema({
   allergy: ["allergyid", "patientunitstayid", "drugname", "allergyname", "allergytime"],
   cost: ["costid", "uniquepid", "patienthealthsystemstayid", "eventtype", "eventid", "chargetime", "cost"],
   diagnosis: ["diagnosisid", "patientunitstayid", "icd9code", "diagnosisname", "diagnosistime"],
@@ -64,7 +96,7 @@ export const EICU_SCHEMA: DatabaseSchema = {
     "systemicmean",
     "observationtime",
   ],
-};
+});
 
 const SchemaInputSchema = z.record(z.string().min(1), z.array(z.string().min(1)));
 
@@ -80,5 +112,5 @@ export function normalizeSchema(options: { schema: unknown }): DatabaseSchema {
   for (const [table, columns] of Object.entries(parsed)) {
     out[table.toLowerCase()] = [...new Set(columns.map((column) => column.toLowerCase()))];
   }
-  return out;
+  return freezeSchema(out);
 }

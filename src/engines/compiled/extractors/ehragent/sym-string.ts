@@ -25,12 +25,14 @@ export function hole(origin: string): Hole {
 /** Joins parts, merging adjacent text and dropping empty text. */
 export function symConcat(...strings: SymString[]): SymString {
   const out: SymPart[] = [];
-  for (const s of strings) {
-    for (const part of s) {
+  for (let i = 0; i < strings.length; i++) {
+    const s = strings[i]!;
+    for (let j = 0; j < s.length; j++) {
+      const part = s[j]!;
       if (typeof part === "string") {
         if (part === "") continue;
-        const last = out[out.length - 1];
-        if (typeof last === "string") out[out.length - 1] = last + part;
+        const last = out.length - 1;
+        if (last >= 0 && typeof out[last] === "string") out[last] = (out[last] as string) + part;
         else out.push(part);
       } else {
         out.push(part);
@@ -45,7 +47,8 @@ export function symText(text: string): SymString {
 }
 
 export function symIsKnown(s: SymString): boolean {
-  return s.every((part) => typeof part === "string");
+  for (let i = 0; i < s.length; i++) if (typeof s[i] !== "string") return false;
+  return true;
 }
 
 /** The text with each hole rendered by `holeText` (default "{?}"). */
@@ -53,25 +56,47 @@ export function symRender(options: {
   value: SymString;
   holeText?: (hole: Hole, index: number) => string;
 }): string {
+  const { value, holeText } = options;
+  if (value.length === 1 && typeof value[0] === "string") return value[0];
   let index = 0;
-  return options.value
-    .map((part) => (typeof part === "string" ? part : (options.holeText?.(part, index++) ?? "{?}")))
-    .join("");
+  let out = "";
+  for (const part of value) out += typeof part === "string" ? part : (holeText?.(part, index++) ?? "{?}");
+  return out;
 }
 
 /** Splits on a separator that occurs in the known text; holes never split. */
 export function symSplit(options: { value: SymString; separator: string }): SymString[] {
-  const pieces: SymPart[][] = [[]];
-  for (const part of options.value) {
+  const { value, separator } = options;
+  let current: SymPart[] = [];
+  const pieces: SymPart[][] = [current];
+  for (const part of value) {
     if (typeof part !== "string") {
-      pieces[pieces.length - 1]!.push(part);
+      current.push(part);
       continue;
     }
-    const texts = part.split(options.separator);
-    texts.forEach((text, i) => {
-      if (i > 0) pieces.push([]);
-      if (text !== "") pieces[pieces.length - 1]!.push(text);
-    });
+    if (separator === "") {
+      // String.split("") semantics: one piece per UTF-16 unit.
+      const texts = part.split("");
+      for (let i = 0; i < texts.length; i++) {
+        if (i > 0) {
+          current = [];
+          pieces.push(current);
+        }
+        if (texts[i] !== "") current.push(texts[i]!);
+      }
+      continue;
+    }
+    // indexOf in place of split: no array of texts per part.
+    let from = 0;
+    for (;;) {
+      const at = part.indexOf(separator, from);
+      const text = at < 0 ? part.slice(from) : part.slice(from, at);
+      if (text !== "") current.push(text);
+      if (at < 0) break;
+      current = [];
+      pieces.push(current);
+      from = at + separator.length;
+    }
   }
   return pieces;
 }
@@ -92,6 +117,11 @@ export function symMapText(options: { value: SymString; map: (text: string) => s
 }
 
 export function symTrim(s: SymString): SymString {
+  // Fully known text (the usual case): no copy of the parts.
+  if (s.length === 1 && typeof s[0] === "string") {
+    const text = s[0].trim();
+    return text === "" ? [] : [text];
+  }
   const parts = [...s];
   if (typeof parts[0] === "string") parts[0] = parts[0].trimStart();
   const lastIndex = parts.length - 1;

@@ -2,7 +2,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { EICU_SCHEMA } from "./schema.js";
 import { hole, type SymString } from "./sym-string.js";
-import { parseFilterConditions, parseGetValueArgument } from "./toolbox-arguments.js";
+import {
+  comparedColumn,
+  isPlainColumn,
+  parseFilterConditions,
+  parseGetValueArgument,
+} from "./toolbox-arguments.js";
 
 const conditions = (condition: SymString | string, tableColumns?: readonly string[]) =>
   parseFilterConditions({ condition: typeof condition === "string" ? [condition] : condition, tableColumns });
@@ -108,5 +113,50 @@ describe("parseGetValueArgument", () => {
     });
     expect(parseGetValueArgument({ argument: [hole("col"), ", max"] }).unresolved).toHaveLength(1);
     expect(parseGetValueArgument({ argument: ["*"] }).unresolved).toHaveLength(1);
+  });
+});
+
+describe("hand-written matchers", () => {
+  const IDENT = "[A-Za-z_][A-Za-z0-9_]*";
+  const COMPARISON = new RegExp(`^\\s*(${IDENT})\\s*(?:>=|<=|!=|<>|==|=|>|<)`);
+  const PLAIN = new RegExp(`^(${IDENT})$`);
+  const text = fc
+    .array(
+      fc.constantFrom(
+        "a",
+        "Z",
+        "_",
+        "9",
+        "age",
+        " ",
+        "\t",
+        "\n",
+        "\u00a0",
+        "\u2028",
+        "\ufeff",
+        "\u200b",
+        "=",
+        "==",
+        "!",
+        "!=",
+        "<",
+        ">",
+        "<>",
+        "é",
+        "(",
+        "x1",
+      ),
+      { maxLength: 8 },
+    )
+    .map((pieces) => pieces.join(""));
+
+  it("match exactly what the regexes they stand for match", () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(comparedColumn({ text: t })).toBe(COMPARISON.exec(t)?.[1] ?? null);
+        expect(isPlainColumn({ text: t })).toBe(PLAIN.test(t));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

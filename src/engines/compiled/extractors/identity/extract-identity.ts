@@ -23,8 +23,12 @@ const ROLE_LINE = /^[ \t]*(?:user[ \t_-]*)?(?:identity|role)[ \t]*[:=][ \t]*(.*?
 const ATTRIBUTE_LINE =
   /^[ \t]*(?:user[ \t_-]*(?:info(?:rmation)?|attributes|profile)|user_info)[ \t]*[:=][ \t]*(.*?)[ \t]*$/i;
 
+const NORMAL_ROLE = /^[a-z]+(?: [a-z]+)*$/;
+
 /** "General  Administration " -> "general administration"; quotes and a final period go. */
 export function normalizeRole(options: { role: string }): string {
+  // Already normal (lower-case words, single spaces), as roles usually are: nothing to change.
+  if (NORMAL_ROLE.test(options.role)) return options.role;
   return options.role
     .trim()
     .replace(/[.\s]+$/, "")
@@ -165,10 +169,23 @@ interface TextFacts {
   bare: boolean;
 }
 
+/** `text.split(/\r?\n/)` by a plain split on "\n" (a regex split costs more than the rest of parseText). */
+function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length - 1; i++) {
+    const line = lines[i]!;
+    if (line.endsWith("\r")) lines[i] = line.slice(0, -1);
+  }
+  return lines;
+}
+
 function parseText(input: string): TextFacts {
-  const lines = input.split(/\r?\n/);
+  const lines = splitLines(input);
   const roles: string[] = [];
   const blocks: Parsed[] = [];
+  // Every attribute line starts with "user" and every bare dict with "{": text with neither (an
+  // EICU-AC input) needs only the role lines looked at.
+  const mayHoldAttributes = input.includes("{") || /user/i.test(input);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const role = ROLE_LINE.exec(line);
@@ -177,6 +194,7 @@ function parseText(input: string): TextFacts {
       if (value !== "") roles.push(value);
       continue;
     }
+    if (!mayHoldAttributes) continue;
     const attrs = ATTRIBUTE_LINE.exec(line);
     if (attrs) {
       const { text, last } = valueWithContinuation(lines, i, attrs[1] ?? "");
@@ -205,7 +223,7 @@ function parseText(input: string): TextFacts {
     const same = (a: Parsed) =>
       JSON.stringify(sorted(a.attributes)) === JSON.stringify(sorted(last.attributes));
     facts.attributeConflict = blocks.some((b) => !same(b));
-  } else {
+  } else if (mayHoldAttributes) {
     // No keyed line: a line holding only a dict of plain values, e.g. {"age": 37, "domestic": false}.
     for (let i = 0; i < lines.length; i++) {
       if (!lines[i]!.trim().startsWith("{")) continue;
@@ -252,24 +270,30 @@ function fromContext(context: Record<string, unknown>): { role?: string; parsed:
 
 const RANK: Record<Confidence, number> = { high: 3, medium: 2, low: 1, none: 0 };
 
+/** The confidence so far and the reasons given; a class, not a closure made on every call. */
+class Notes {
+  confidence: Confidence = "high";
+  readonly reasons: string[] = [];
+
+  note(level: Confidence, why: string): void {
+    if (RANK[level] < RANK[this.confidence]) this.confidence = level;
+    this.reasons.push(why);
+  }
+}
+
 /** Role and user attributes of the agent's user, from the caller's context first, then from the input text. */
 export function extractIdentity(options: { input?: unknown; context?: unknown }): IdentityFacts {
-  const reasons: string[] = [];
-  let confidence: Confidence = "high";
-  const note = (level: Confidence, why: string) => {
-    if (RANK[level] < RANK[confidence]) confidence = level;
-    reasons.push(why);
-  };
-
+  const notes = new Notes();
   const ctx = isRecord(options.context)
     ? fromContext(options.context)
-    : { parsed: { attributes: {}, problems: [] } };
-  const ctxRole = "role" in ctx ? ctx.role : undefined;
-  const ctxHasAttributes = Object.keys(ctx.parsed.attributes).length > 0;
-  for (const problem of ctx.parsed.problems) note("medium", problem);
+    : { parsed: { attributes: {}, problems: [] } as Parsed };
+  const ctxRole = ctx.role;
+  const ctxHasAttributes = hasKeys(ctx.parsed.attributes);
+  for (const problem of ctx.parsed.problems) notes.note("medium", problem);
 
   const input = typeof options.input === "string" ? options.input : "";
-  if (options.input !== undefined && typeof options.input !== "string") reasons.push("the input is not text");
+  if (options.input !== undefined && typeof options.input !== "string")
+    notes.reasons.push("the input is not text");
   const needText = ctxRole === undefined || !ctxHasAttributes;
   const text = needText ? parseText(input) : undefined;
 
@@ -280,33 +304,37 @@ export function extractIdentity(options: { input?: unknown; context?: unknown })
     role = text.role;
     usedText = true;
     if (text.roleConflict)
-      note("low", `several different roles in the text: ${text.roleConflict.join(", ")}`);
+      notes.note("low", `several different roles in the text: ${text.roleConflict.join(", ")}`);
   }
-  if (!ctxHasAttributes && text && Object.keys(text.attributes).length > 0) {
+  if (!ctxHasAttributes && text && hasKeys(text.attributes)) {
     attributes = text.attributes;
     usedText = true;
-    if (text.attributeConflict) note("low", "several different user_info lines in the text; took the last");
-    if (text.bare) note("medium", "attributes read from a dict without a user_info key");
-    for (const problem of text.problems) note("medium", problem);
+    if (text.attributeConflict)
+      notes.note("low", "several different user_info lines in the text; took the last");
+    if (text.bare) notes.note("medium", "attributes read from a dict without a user_info key");
+    for (const problem of text.problems) notes.note("medium", problem);
   } else if (!ctxHasAttributes && text && text.keyed && text.problems.length > 0) {
-    for (const problem of text.problems) note("low", problem);
+    for (const problem of text.problems) notes.note("low", problem);
   }
 
   const fromCtx = ctxRole !== undefined || ctxHasAttributes;
-  const found = role !== undefined || Object.keys(attributes).length > 0;
+  const found = role !== undefined || hasKeys(attributes);
   if (!found) {
-    confidence = "none";
-    reasons.push("no role or user attributes in the context or the input");
+    notes.confidence = "none";
+    notes.reasons.push("no role or user attributes in the context or the input");
   } else if (fromCtx && usedText) {
-    reasons.push(
+    notes.reasons.push(
       ctxRole !== undefined ? "attributes read from the input text" : "role read from the input text",
     );
   }
-  return {
-    ...(role !== undefined ? { role } : {}),
-    attributes,
-    confidence,
-    source: fromCtx ? "context" : "text",
-    ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}),
-  };
+  const facts: IdentityFacts =
+    role !== undefined
+      ? { role, attributes, confidence: notes.confidence, source: fromCtx ? "context" : "text" }
+      : { attributes, confidence: notes.confidence, source: fromCtx ? "context" : "text" };
+  if (notes.reasons.length > 0) facts.reason = notes.reasons.join("; ");
+  return facts;
+}
+
+function hasKeys(record: object): boolean {
+  return Object.keys(record).length > 0;
 }

@@ -1,0 +1,311 @@
+/**
+ * Micro-benchmark of the compiled engine's hot path on the real EICU-AC development records: every check
+ * is `engine.check({ policy, subject })` on a freshly built Subject (promise included), so the subject's
+ * text is read again each time; only the policy is compiled once. One thread, so checks per second is
+ * checks per second per core. Every decision is compared with a reference taken on the first pass
+ * (verdict, label and the sorted inaccessible set), so a faster path that changes a decision shows.
+ * Optionally measures each stage of a check on its own (identity, code extraction and its parts, decision).
+ *
+ * Run standalone: `npx tsx bench/micro/compiled-checks.ts [--data <dir>] [--seconds <n>] [--stages]` prints
+ * JSON. The data directory defaults to ../shared/datasets/eicu-ac relative to the repository root; without
+ * it the script says so and exits 0.
+ */
+import { existsSync } from "node:fs";
+import os from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { type EicuAcRecord, loadEicuAc } from "../../src/bench/datasets/eicu-ac.js";
+import type { Decision } from "../../src/core/decision.js";
+import { WardenError } from "../../src/core/errors.js";
+import type { Policy } from "../../src/core/policy.js";
+import type { Subject } from "../../src/core/subject.js";
+import { parseWith } from "../../src/core/validate.js";
+import { agentAnswer } from "../../src/engines/common/agent-answer.js";
+import { createCompiledEngine } from "../../src/engines/compiled/compiled-engine.js";
+import { compilePolicyRules } from "../../src/engines/compiled/compiled-policy.js";
+import { extractFacts } from "../../src/engines/compiled/extract-facts.js";
+import {
+  extractEhrAgentAccess,
+  parsePython,
+  splitEhrAgentOutput,
+  tokenizePython,
+} from "../../src/engines/compiled/extractors/ehragent/index.js";
+import { extractIdentity } from "../../src/engines/compiled/extractors/identity/index.js";
+import { loadPolicy } from "../../src/policies/load-policy.js";
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Where the benchmark looks for EICU-AC when no directory is given. */
+export const DEFAULT_EICU_AC_DIR = resolve(repoRoot, "../shared/datasets/eicu-ac");
+
+/** Mean microseconds per record of each stage of a check, each measured on its own. */
+export interface CompiledCheckStages {
+  /** extractIdentity on the agent input and context. */
+  identity: number;
+  /** splitEhrAgentOutput: finding the generated code in the agent output. */
+  splitOutput: number;
+  /** tokenizePython on the code. */
+  tokenize: number;
+  /** parsePython on the code (tokenizing included). */
+  parse: number;
+  /** extractEhrAgentAccess on the code (parse and abstract interpretation included). */
+  extraction: number;
+  /** extractFacts: every fact the policy needs, as the engine extracts them. */
+  facts: number;
+  /** decideFacts from facts already extracted (decision and Decision object). */
+  decide: number;
+  /** agentAnswer: the answer passed through on allow. */
+  answer: number;
+}
+
+export interface BenchCompiledChecksResult {
+  name: string;
+  /** Records checked on each pass. */
+  records: number;
+  /** Checks timed (after the warm-up). */
+  checks: number;
+  checksPerSecond: number;
+  /** One thread does every check, so this equals checksPerSecond. */
+  checksPerSecondPerCore: number;
+  /** Latency of one check, microseconds, promise included. */
+  usPerCheck: { p50: number; p95: number; mean: number };
+  /**
+   * Mean µs per check of the fastest pass over all records: what a quiet core does. On a shared machine
+   * the other figures include time the thread waited for the CPU.
+   */
+  bestPassUsPerCheck: number;
+  /** Process CPU time per check (main thread and the garbage collector's helpers), microseconds. */
+  cpuUsPerCheck: number;
+  /** Every decision equalled the reference of the first pass. */
+  identicalDecisions: boolean;
+  /** The first record whose decision differed, when one did. */
+  firstMismatch?: { id: string; expected: string; got: string };
+  /** How the reference decisions split. */
+  verdicts: Record<string, number>;
+  stages?: CompiledCheckStages;
+  node: string;
+  /** Machine context: wall-clock figures are only comparable on a quiet machine. */
+  cpus: number;
+  loadAverage: number;
+}
+
+const OptionsSchema = z.object({
+  data: z.string().min(1).optional(),
+  seconds: z.number().positive().max(600).optional(),
+  stages: z.boolean().optional(),
+});
+
+/** What must not change: verdict, label and the inaccessible set (tables and columns sorted). */
+function decisionKey(decision: Decision): string {
+  const inaccessible: Record<string, string[]> = {};
+  for (const violation of decision.violations) {
+    const found = violation.details?.inaccessible;
+    if (typeof found !== "object" || found === null) continue;
+    for (const [table, columns] of Object.entries(found as Record<string, unknown>)) {
+      const list = Array.isArray(columns) ? columns.map(String) : [];
+      inaccessible[table] = [...new Set([...(inaccessible[table] ?? []), ...list])].sort();
+    }
+  }
+  const sorted = Object.keys(inaccessible)
+    .sort()
+    .map((table) => [table, inaccessible[table]]);
+  const failure = decision.failure ? `${decision.failure.code}` : "";
+  return JSON.stringify([decision.verdict, decision.label, sorted, failure]);
+}
+
+/** A new Subject with the record's text, as a caller would build one per request. */
+function freshSubject(record: EicuAcRecord): Subject {
+  const { subject } = record;
+  return {
+    id: subject.id,
+    input: subject.input,
+    output: subject.output,
+    context: { identity: subject.context.identity },
+  };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** Mean µs per call of `fn` over every record, after a warm-up pass. */
+function timeStage(records: readonly EicuAcRecord[], rounds: number, fn: (record: EicuAcRecord) => unknown) {
+  let sink = 0;
+  for (const record of records) if (fn(record)) sink++;
+  const started = performance.now();
+  for (let r = 0; r < rounds; r++) for (const record of records) if (fn(record)) sink++;
+  const us = ((performance.now() - started) * 1000) / (rounds * records.length);
+  return { us: round(us), sink };
+}
+
+function measureStages(
+  records: readonly EicuAcRecord[],
+  policy: Policy,
+  engine: ReturnType<typeof createCompiledEngine>,
+): CompiledCheckStages {
+  const compiled = compilePolicyRules({ policy });
+  const rounds = 20;
+  const codes = records.map((record) => splitEhrAgentOutput({ output: record.subject.output })?.code ?? "");
+  const codeOf = new Map(records.map((record, i) => [record, codes[i]!]));
+  const factsOf = new Map(
+    records.map((record) => [record, extractFacts({ compiled, subject: freshSubject(record) })]),
+  );
+  return {
+    identity: timeStage(records, rounds, (r) =>
+      extractIdentity({ input: r.subject.input, context: { identity: r.subject.context.identity } }),
+    ).us,
+    splitOutput: timeStage(records, rounds, (r) => splitEhrAgentOutput({ output: r.subject.output })).us,
+    tokenize: timeStage(records, rounds, (r) => tokenizePython({ source: codeOf.get(r)! })).us,
+    parse: timeStage(records, rounds, (r) => parsePython({ source: codeOf.get(r)! })).us,
+    extraction: timeStage(records, rounds, (r) =>
+      extractEhrAgentAccess({ code: codeOf.get(r)!, schema: compiled.schema }),
+    ).us,
+    facts: timeStage(records, rounds, (r) => extractFacts({ compiled, subject: freshSubject(r) })).us,
+    decide: timeStage(records, rounds, (r) =>
+      engine.decideFacts({ policy, subject: freshSubject(r), facts: factsOf.get(r)! }),
+    ).us,
+    answer: timeStage(records, rounds, (r) => agentAnswer({ policy, subject: freshSubject(r) })).us,
+  };
+}
+
+/**
+ * Checks every EICU-AC development record with the compiled engine for about `seconds` (default 3) after
+ * a warm-up, and reports throughput, latency and whether any decision changed between passes.
+ * Throws WardenError(DATASET_INVALID) when the data directory is missing.
+ */
+export async function benchCompiledChecks(
+  options: { data?: string; seconds?: number; stages?: boolean } = {},
+): Promise<BenchCompiledChecksResult> {
+  const input = parseWith({ schema: OptionsSchema, value: options, what: "benchCompiledChecks options" });
+  const dir = input.data ?? DEFAULT_EICU_AC_DIR;
+  const seconds = input.seconds ?? 3;
+  if (!existsSync(join(dir, "eicu_ac.json")) && !existsSync(join(dir, "ehragent", "eicu_ac.json"))) {
+    throw new WardenError({
+      code: "DATASET_INVALID",
+      message: `no EICU-AC data at ${dir} (expected eicu_ac.json and ehragent_logs/); pass --data <dir>`,
+      details: { dir },
+    });
+  }
+  const dataset = await loadEicuAc({ dir });
+  const records = dataset.records;
+  if (records.length === 0) {
+    throw new WardenError({ code: "DATASET_INVALID", message: `EICU-AC at ${dir} holds no usable records` });
+  }
+  const policy = loadPolicy({ ref: "eicu-ac" }).policy;
+  const engine = createCompiledEngine();
+
+  // The reference: one decision per record, taken before any warm-up.
+  const reference: string[] = [];
+  const verdicts: Record<string, number> = {};
+  for (const record of records) {
+    const decision = await engine.check({ policy, subject: freshSubject(record) });
+    reference.push(decisionKey(decision));
+    const label = decision.failure ? `${decision.verdict} (${decision.failure.code})` : decision.verdict;
+    verdicts[label] = (verdicts[label] ?? 0) + 1;
+  }
+
+  let identical = true;
+  let firstMismatch: BenchCompiledChecksResult["firstMismatch"];
+  const decisions: Decision[] = new Array(records.length);
+  const verify = () => {
+    for (let i = 0; i < records.length; i++) {
+      const got = decisionKey(decisions[i]!);
+      if (got !== reference[i]) {
+        if (identical) firstMismatch = { id: records[i]!.id, expected: reference[i]!, got };
+        identical = false;
+      }
+    }
+  };
+
+  // Warm-up: about a fifth of the time, at least a few passes, so that the JIT has settled.
+  const warmUntil = performance.now() + Math.max(200, seconds * 200);
+  for (let pass = 0; pass < 5 || performance.now() < warmUntil; pass++) {
+    for (let i = 0; i < records.length; i++) {
+      decisions[i] = await engine.check({ policy, subject: freshSubject(records[i]!) });
+    }
+    verify();
+  }
+
+  // Timed passes; verification runs between passes, outside the timed part.
+  const capacity = Math.ceil((seconds * 2_000_000) / records.length) * records.length + records.length;
+  let latencies = new Float64Array(Math.min(capacity, 20_000_000));
+  let checks = 0;
+  let busyMs = 0;
+  let bestPassMs = Number.POSITIVE_INFINITY;
+  const cpuBefore = process.cpuUsage();
+  const deadline = performance.now() + seconds * 1000;
+  while (performance.now() < deadline) {
+    if (checks + records.length > latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    const passStart = performance.now();
+    for (let i = 0; i < records.length; i++) {
+      const subject = freshSubject(records[i]!);
+      const t = performance.now();
+      decisions[i] = await engine.check({ policy, subject });
+      latencies[checks++] = performance.now() - t;
+    }
+    const passMs = performance.now() - passStart;
+    busyMs += passMs;
+    bestPassMs = Math.min(bestPassMs, passMs);
+    verify();
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const timed = latencies.subarray(0, checks);
+  let total = 0;
+  for (const value of timed) total += value;
+  const sorted = Float64Array.from(timed).sort();
+  const checksPerSecond = checks / (busyMs / 1000);
+
+  return {
+    name: "compiled-checks",
+    records: records.length,
+    checks,
+    checksPerSecond: round(checksPerSecond, 0),
+    checksPerSecondPerCore: round(checksPerSecond, 0),
+    usPerCheck: {
+      p50: round(percentile(sorted, 50) * 1000),
+      p95: round(percentile(sorted, 95) * 1000),
+      mean: round((total / checks) * 1000),
+    },
+    bestPassUsPerCheck: round((bestPassMs * 1000) / records.length),
+    cpuUsPerCheck: round((cpu.user + cpu.system) / checks),
+    identicalDecisions: identical,
+    ...(firstMismatch ? { firstMismatch } : {}),
+    verdicts,
+    ...(input.stages ? { stages: measureStages(records, policy, engine) } : {}),
+    node: process.version,
+    cpus: os.availableParallelism(),
+    loadAverage: round(os.loadavg()[0] ?? 0),
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: {
+      data: { type: "string" },
+      seconds: { type: "string" },
+      stages: { type: "boolean", default: false },
+    },
+  });
+  try {
+    const result = await benchCompiledChecks({
+      ...(values.data ? { data: values.data } : {}),
+      ...(values.seconds ? { seconds: Number(values.seconds) } : {}),
+      stages: values.stages,
+    });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } catch (error) {
+    if (error instanceof WardenError && error.code === "DATASET_INVALID") {
+      process.stderr.write(`compiled-checks: skipped: ${error.message}\n`);
+    } else throw error;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Role-based access for the compiled engine, split in two: what a role may read is indexed once per
+ * policy (compileAccessGrants), and each check only walks the tables and columns the agent read
+ * (checkCompiledAccess). The semantics are exactly those of the toolbox's checkAccess (trimmed,
+ * case-insensitive names; "*" grants a whole table; a needed "*" is never covered by a column list;
+ * results in `needed` order, first spelling, each once); checkAccess itself rebuilds the grant index
+ * on every call, which is most of the cost of a compiled decision. access-grants.test.ts holds the two to
+ * the same answers.
+ */
+import { WardenError } from "../../core/errors.js";
+import type { AccessCheck, ColumnList } from "../../toolbox/builtins/check-access.js";
+
+/** One table's grant: every column, or the listed ones (trimmed, lower case). */
+export interface TableGrant {
+  all: boolean;
+  columns: Set<string>;
+}
+
+/** A role's grants by table name (trimmed, lower case). */
+export type AccessGrants = ReadonlyMap<string, TableGrant>;
+
+function key(name: unknown): string {
+  return String(name).trim().toLowerCase();
+}
+
+function columnList(value: unknown, where: string): string[] {
+  if (value === null || value === undefined) return [];
+  if (typeof value === "string") {
+    return value
+      .split(",")
+      .map((c) => c.trim())
+      .filter(Boolean);
+  }
+  if (!Array.isArray(value)) {
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message: `checkAccess: ${where} must be a list of column names`,
+      details: { fields: [where] },
+    });
+  }
+  const out: string[] = [];
+  for (const c of value) {
+    const name = String(c).trim();
+    if (name) out.push(name);
+  }
+  return out;
+}
+
+/** Indexes what a role may read (table -> columns, "*" = every column); done once per policy. */
+export function compileAccessGrants(options: {
+  allowed: Readonly<Record<string, ColumnList>>;
+}): AccessGrants {
+  const { allowed } = options;
+  const grants = new Map<string, TableGrant>();
+  for (const table of Object.keys(allowed)) {
+    const k = key(table);
+    const grant = grants.get(k) ?? { all: false, columns: new Set<string>() };
+    for (const c of columnList(allowed[table], `allowed.${table}`)) {
+      if (c === "*") grant.all = true;
+      else grant.columns.add(key(c));
+    }
+    grants.set(k, grant);
+  }
+  return grants;
+}
+
+/** The tables and columns in `needed` that `grants` does not cover, as checkAccess reports them. */
+export function checkCompiledAccess(options: {
+  grants: AccessGrants;
+  needed: Readonly<Record<string, ColumnList>>;
+}): AccessCheck {
+  const { grants, needed } = options;
+  const tables = Object.keys(needed);
+  const keys = tables.map(key);
+  // Read (and validate) every list first, in order, so a bad one is reported as checkAccess would.
+  const lists = tables.map((table) => columnList(needed[table], `needed.${table}`));
+  let denied = false;
+  const inaccessible: Record<string, string[]> = {};
+  for (let t = 0; t < tables.length; t++) {
+    const k = keys[t]!;
+    // A table named twice (two spellings of one name) is merged, as checkAccess merges it.
+    if (keys.indexOf(k) !== t) continue;
+    const names: string[] = [];
+    const columnKeys: string[] = [];
+    for (let u = t; u < tables.length; u++) {
+      if (keys[u] !== k) continue;
+      for (const c of lists[u]!) {
+        const ck = key(c);
+        // First spelling of each column, in order: lists are short, so a scan beats a Map here.
+        if (columnKeys.includes(ck)) continue;
+        columnKeys.push(ck);
+        names.push(c);
+      }
+    }
+    const grant = grants.get(k);
+    if (grant?.all) continue;
+    const missing: string[] = [];
+    for (let c = 0; c < names.length; c++) {
+      const ck = columnKeys[c]!;
+      if (!grant || ck === "*" || !grant.columns.has(ck)) missing.push(names[c]!);
+    }
+    if (grant && missing.length === 0) continue;
+    denied = true;
+    // defineProperty keeps a table literally named "__proto__" an ordinary key.
+    Object.defineProperty(inaccessible, tables[t]!.trim(), {
+      value: missing,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return { denied, inaccessible };
+}
