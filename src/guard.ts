@@ -10,12 +10,8 @@ import type { Decision } from "./core/decision.js";
 import type { Policy } from "./core/policy.js";
 import { type SubjectInput, SubjectSchema } from "./core/subject.js";
 import { parseWith } from "./core/validate.js";
-import { createMemoryBank } from "./memory/memory-bank.js";
 import type { EngineName } from "./runtime/create-engine.js";
-import { createEngine } from "./runtime/create-engine.js";
-import { openStore } from "./runtime/default-store.js";
-import { modelFromOptions } from "./runtime/model-options.js";
-import { loadPolicyWithSeeds } from "./runtime/policy-context.js";
+import { openGuardService } from "./runtime/open-guard-service.js";
 
 export interface GuardOptions {
   /** A bundled policy name, a policy file or directory. */
@@ -36,31 +32,22 @@ export interface Guard {
 }
 
 export async function createGuard(options: GuardOptions): Promise<Guard> {
-  const model = modelFromOptions({
+  const service = await openGuardService({
+    policies: [options.policy],
+    ...(options.engine ? { engine: options.engine } : {}),
     ...(options.model ? { model: options.model } : {}),
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.store ? { store: options.store } : {}),
+    failOpen: options.failMode === "open",
   });
-  const engineName = options.engine ?? "auto";
-  const needsMemory = Boolean(model) && engineName !== "compiled" && engineName !== "shield";
-  const store = needsMemory ? await openStore(options.store ? { path: options.store } : {}) : undefined;
-  const memory = store ? createMemoryBank({ store }) : undefined;
-  const loaded = await loadPolicyWithSeeds({ ref: options.policy, ...(memory ? { memory } : {}) });
-  const handle = await createEngine({
-    engine: engineName,
-    ...(model ? { model } : {}),
-    ...(memory ? { memory } : {}),
-    ...(options.failMode ? { failMode: options.failMode } : {}),
-  });
+  const name = service.listPolicies()[0]!.name;
   return {
-    policy: loaded.policy,
-    check: (subject) =>
-      handle.engine.check({
-        policy: loaded.policy,
+    policy: service.getPolicy({ name }),
+    check: async (subject) =>
+      service.check({
+        policy: name,
         subject: parseWith({ schema: SubjectSchema, value: subject, what: "subject", path: "subject" }),
       }),
-    async close() {
-      await handle.close();
-      await store?.close();
-    },
+    close: () => service.close(),
   };
 }

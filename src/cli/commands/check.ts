@@ -7,34 +7,18 @@ import { z } from "zod";
 import { WardenError } from "../../core/errors.js";
 import { StepSchema, type Subject, SubjectSchema } from "../../core/subject.js";
 import { parseWith } from "../../core/validate.js";
-import { createMemoryBank, type MemoryBank } from "../../memory/memory-bank.js";
-import { createEngine, ENGINE_NAMES } from "../../runtime/create-engine.js";
-import { openStore } from "../../runtime/default-store.js";
-import { ModelOptionsSchema, modelFromOptions } from "../../runtime/model-options.js";
-import { loadPolicyWithSeeds } from "../../runtime/policy-context.js";
-import { loadToolFunctions } from "../../toolbox/load-tool-functions.js";
+import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-guard-service.js";
 import { exitCodeForDecision } from "../exit-codes.js";
 import { formatDecision } from "../format-decision.js";
 import { readJsonInput, readTextInput } from "../read-input.js";
 
-const CheckOptionsSchema = ModelOptionsSchema.extend({
+const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).extend({
   policy: z.string().min(1),
   input: z.string().optional(),
   output: z.string().optional(),
   subject: z.string().optional(),
   trajectory: z.string().optional(),
   context: z.string().optional(),
-  engine: z.enum(ENGINE_NAMES).default("auto"),
-  shots: z.coerce.number().int().min(0).optional(),
-  retrieval: z.enum(["most", "least"]).default("most"),
-  debugRounds: z.coerce.number().int().min(0).max(10).optional(),
-  toolbox: z.boolean().default(true),
-  memory: z.boolean().default(true),
-  tools: z.array(z.string()).default([]),
-  demos: z.array(z.string()).default([]),
-  store: z.string().optional(),
-  failOpen: z.boolean().default(false),
-  learn: z.enum(["off", "successful", "correct-only"]).default("successful"),
   json: z.boolean().default(false),
 });
 
@@ -77,46 +61,42 @@ export function registerCheckCommand(options: { program: Command }): void {
     .option("--fail-open", "allow (and say so) when the check cannot be completed; the default is to deny")
     .option("--json", "print the Decision as JSON")
     .action(async (raw: Record<string, unknown>) => {
-      const o = parseWith({ schema: CheckOptionsSchema, value: raw, what: "check options" });
-      const subject = await readSubject(o);
-      const model = modelFromOptions(o);
-      const usesMemory =
-        o.memory && (o.engine === "guardagent" || o.engine === "baseline" || (o.engine === "auto" && model));
-      const store = usesMemory ? await openStore({ ...(o.store ? { path: o.store } : {}) }) : undefined;
-      const memory: MemoryBank | undefined = store ? createMemoryBank({ store, learn: o.learn }) : undefined;
-      const loaded = await loadPolicyWithSeeds({
-        ref: o.policy,
-        ...(memory ? { memory } : {}),
-        extraDemonstrations: o.demos,
+      const {
+        policy,
+        input,
+        output,
+        subject: subjectRef,
+        trajectory,
+        context,
+        json,
+        ...service
+      } = parseWith({
+        schema: CheckOptionsSchema,
+        value: raw,
+        what: "check options",
       });
-      const toolFunctions = (await Promise.all(o.tools.map((path) => loadToolFunctions({ path })))).flat();
-      const handle = await createEngine({
-        engine: o.engine,
-        ...(model ? { model } : {}),
-        ...(memory ? { memory } : {}),
-        ...(o.shots !== undefined ? { shots: o.shots } : {}),
-        retrieval: o.retrieval,
-        ...(o.debugRounds !== undefined ? { debugRounds: o.debugRounds } : {}),
-        toolbox: o.toolbox,
-        toolFunctions,
-        learn: o.learn,
-        failMode: o.failOpen ? "open" : "closed",
-        sandboxWorkers: 1,
-      });
+      const subject = await readSubject({ input, output, subject: subjectRef, trajectory, context });
+      const guard = await openGuardService({ ...service, policies: [policy], sandboxWorkers: 1 });
       try {
-        const decision = await handle.engine.check({ policy: loaded.policy, subject });
+        const [loaded] = guard.listPolicies();
+        const decision = await guard.check({ policy: loaded!.name, subject });
         process.stdout.write(
-          o.json ? `${JSON.stringify(decision, null, 2)}\n` : `${formatDecision({ decision })}\n`,
+          json ? `${JSON.stringify(decision, null, 2)}\n` : `${formatDecision({ decision })}\n`,
         );
         process.exitCode = exitCodeForDecision(decision);
       } finally {
-        await handle.close();
-        await store?.close();
+        await guard.close();
       }
     });
 }
 
-async function readSubject(o: z.output<typeof CheckOptionsSchema>): Promise<Subject> {
+async function readSubject(o: {
+  input?: string | undefined;
+  output?: string | undefined;
+  subject?: string | undefined;
+  trajectory?: string | undefined;
+  context?: string | undefined;
+}): Promise<Subject> {
   let value: Record<string, unknown> = {};
   if (o.subject) {
     const parsed = await readJsonInput({ value: o.subject, option: "--subject" });
