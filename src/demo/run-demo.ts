@@ -31,6 +31,8 @@ export interface DemoRow {
   matchesExpected: boolean;
 }
 
+const WARM_UP_PASSES = 30;
+
 export function demoRecordsPath(): string {
   return join(packageRoot(), "examples", "demo", "records.jsonl");
 }
@@ -48,13 +50,22 @@ export function loadDemoRecords(options: { path?: string } = {}): DemoRecord[] {
 export async function runDemo(options: { path?: string } = {}): Promise<DemoRow[]> {
   const engine = createAutoEngine({ compiled: createCompiledEngine() });
   const policies = new Map<string, ReturnType<typeof loadPolicy>["policy"]>();
-  const rows: DemoRow[] = [];
-  for (const record of loadDemoRecords(options)) {
-    let policy = policies.get(record.policy);
+  const records = loadDemoRecords(options);
+  const policyFor = (name: string) => {
+    let policy = policies.get(name);
     if (!policy) {
-      policy = loadPolicy({ ref: record.policy }).policy;
-      policies.set(record.policy, policy);
+      policy = loadPolicy({ ref: name }).policy;
+      policies.set(name, policy);
     }
+    return policy;
+  };
+  // Untimed passes first: the times shown are a running service's, not the JIT's first encounter.
+  for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
+    for (const record of records) await engine.check({ policy: policyFor(record.policy), subject: record.subject });
+  }
+  const rows: DemoRow[] = [];
+  for (const record of records) {
+    const policy = policyFor(record.policy);
     const started = performance.now();
     const decision = await engine.check({ policy, subject: record.subject });
     const us = (performance.now() - started) * 1000;
@@ -111,7 +122,7 @@ The bundled example agent records (written for Warden), guarded by the default e
 no network: policy logic compiled once, facts extracted from each record, the decision computed by code.
 
 - ${rows.length} records; ${agree} decided as the example expects.
-- LLM calls: ${rows.reduce((n, r) => n + r.decision.cost.llmCalls, 0)}; median time per check ${median.toFixed(0)} µs (first checks include warm-up).
+- LLM calls: ${rows.reduce((n, r) => n + r.decision.cost.llmCalls, 0)}; median time per check ${median.toFixed(0)} µs (after ${WARM_UP_PASSES} warm-up passes over the records).
 
 | case | policy | what it shows | decision | expected | violated rule / inaccessible columns | LLM calls | µs |
 | --- | --- | --- | --- | --- | --- | --- | --- |
