@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { isWardenError } from "../core/errors.js";
+import { createSqliteStore } from "../store/sqlite-store.js";
+import type { Store } from "../store/store.js";
+import type { DemonstrationInput } from "./demonstration-input.js";
+import { createMemory } from "./memory.js";
+import { topK } from "./retrieval.js";
+import { generateSyntheticDemonstrations } from "./synthetic-demonstrations.js";
+
+const dir = mkdtempSync(join(tmpdir(), "warden-memory-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const demos: DemonstrationInput[] = generateSyntheticDemonstrations({ count: 30, seed: 3 }).map(
+  ({ input, output, plan, code, label }) => ({ input, output, plan, code, label }),
+);
+
+/** A store that counts reads, to show the memory loads lazily and once. */
+function counting(store: Store): Store & { reads: number } {
+  const wrapped = Object.create(store) as Store & { reads: number };
+  wrapped.reads = 0;
+  wrapped.listDemonstrations = async (options) => {
+    wrapped.reads++;
+    return store.listDemonstrations(options);
+  };
+  return wrapped;
+}
+
+describe("createMemory", () => {
+  it("loads lazily, seeds idempotently by content, and survives a restart without duplicates", async () => {
+    const path = join(dir, "seed.db");
+    const store = counting(await createSqliteStore({ path }));
+    const memory = createMemory({ store, policy: "eicu", learn: "off" });
+    expect(store.reads).toBe(0);
+    const first = await memory.seed({ demonstrations: demos, origin: "seed" });
+    expect(first.added).toHaveLength(30);
+    expect(first.skipped).toBe(0);
+    expect(store.reads).toBe(1);
+    expect(first.added.every((d) => d.origin === "seed" && d.policy === "eicu")).toBe(true);
+    const again = await memory.seed({ demonstrations: [...demos, demos[0] as DemonstrationInput] });
+    expect(again).toEqual({ added: [], skipped: 31 });
+    // Only content counts: another id or label on the same content is still the same demonstration.
+    expect(
+      (
+        await memory.seed({
+          demonstrations: [{ ...(demos[1] as DemonstrationInput), id: "new-id", label: 1 }],
+        })
+      ).skipped,
+    ).toBe(1);
+    expect(await memory.count()).toBe(30);
+    await store.close();
+
+    const reopened = await createSqliteStore({ path });
+    const next = createMemory({ store: reopened, policy: "eicu" });
+    expect((await next.seed({ demonstrations: demos, origin: "user" })).added).toHaveLength(0);
+    expect(await reopened.countDemonstrations({ policy: "eicu" })).toBe(30);
+    await reopened.close();
+  });
+
+  it("retrieves exactly what the exhaustive scan returns, with distances, most and least similar", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const memory = createMemory({ store, policy: "p" });
+    await memory.seed({ demonstrations: demos });
+    const all = await memory.list();
+    const query = demos[4] as DemonstrationInput;
+    for (const order of ["most", "least"] as const) {
+      const got = await memory.retrieve({ input: query.input, output: query.output, k: 3, order });
+      const expected = topK({ items: all, input: query.input, output: query.output, k: 3, order });
+      expect(got.map((h) => [h.demonstration.id, h.distance])).toEqual(
+        expected.map((h) => [h.item.id, h.distance]),
+      );
+    }
+    const nearest = await memory.retrieve({ input: query.input, output: query.output, k: 1 });
+    expect(nearest[0]?.distance).toBe(0);
+    expect(nearest[0]?.demonstration.input).toBe(query.input);
+    expect(await memory.retrieve({ input: "x", output: "y", k: 0 })).toEqual([]);
+    const bad = await memory.retrieve({ input: "x", output: "y", k: -1 }).catch((e: unknown) => e);
+    expect(isWardenError(bad) && bad.message.includes("k")).toBe(true);
+    await store.close();
+  });
+
+  it("learns according to its mode and states it in one line", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const [a, b, c] = demos as [DemonstrationInput, DemonstrationInput, DemonstrationInput];
+    const off = createMemory({ store, policy: "off", learn: "off" });
+    expect(await off.remember({ demonstration: a, correct: true })).toBe(false);
+    expect(off.describeLearning()).toMatch(/no case is appended/);
+
+    const successful = createMemory({ store, policy: "successful", learn: "successful" });
+    expect(await successful.remember({ demonstration: a })).toBe(true);
+    expect(await successful.remember({ demonstration: b, correct: false })).toBe(true);
+    expect(await successful.remember({ demonstration: a })).toBe(false); // already remembered
+    expect((await successful.list()).map((d) => d.origin)).toEqual(["learned", "learned"]);
+    expect(successful.describeLearning()).toMatch(/code ran/);
+
+    const correctOnly = createMemory({ store, policy: "correct", learn: "correct-only" });
+    expect(await correctOnly.remember({ demonstration: a })).toBe(false);
+    expect(await correctOnly.remember({ demonstration: b, correct: false })).toBe(false);
+    expect(await correctOnly.remember({ demonstration: c, correct: true })).toBe(true);
+    expect(await correctOnly.count()).toBe(1);
+    expect(correctOnly.describeLearning()).toBe(
+      "memory appends only cases judged correct against the label (paper's benchmark setting)",
+    );
+    // What was learned is retrievable at once.
+    expect((await correctOnly.retrieve({ input: c.input, output: c.output, k: 1 }))[0]?.distance).toBe(0);
+
+    const wrongPolicy = await successful
+      .remember({ demonstration: { ...c, policy: "other" } })
+      .catch((e: unknown) => e);
+    expect(isWardenError(wrongPolicy) && wrongPolicy.message.includes("demonstration.policy")).toBe(true);
+    const badField = await successful
+      .remember({ demonstration: { ...c, plan: 1 as unknown as string } })
+      .catch((e: unknown) => e);
+    expect(isWardenError(badField) && badField.message.includes("demonstration.plan")).toBe(true);
+    await store.close();
+  });
+
+  it("does not store the same content twice under concurrent seeding", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const memory = createMemory({ store, policy: "race", learn: "successful" });
+    const results = await Promise.all([
+      memory.seed({ demonstrations: demos.slice(0, 10) }),
+      memory.seed({ demonstrations: demos.slice(5, 15) }),
+      memory.remember({ demonstration: demos[12] as DemonstrationInput }),
+    ]);
+    expect(results[0].added.length + results[1].added.length + (results[2] ? 1 : 0)).toBe(15);
+    expect(await store.countDemonstrations({ policy: "race" })).toBe(15);
+    await store.close();
+  });
+
+  it("sees other instances' additions after refresh()", async () => {
+    const path = join(dir, "shared.db");
+    const storeA = await createSqliteStore({ path });
+    const storeB = await createSqliteStore({ path });
+    const a = createMemory({ store: storeA, policy: "shared" });
+    const b = createMemory({ store: storeB, policy: "shared" });
+    await a.seed({ demonstrations: demos.slice(0, 2) });
+    expect(await b.count()).toBe(2);
+    await a.seed({ demonstrations: demos.slice(2, 3) });
+    expect(await b.count()).toBe(2);
+    await b.refresh();
+    expect(await b.count()).toBe(3);
+    await Promise.all([storeA.close(), storeB.close()]);
+  });
+
+  it("rejects bad options naming the field", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    expect(() => createMemory({ store, policy: "" })).toThrow(/policy/);
+    expect(() => createMemory({ store, policy: "p", learn: "always" as "off" })).toThrow(/learn/);
+    const memory = createMemory({ store, policy: "p" });
+    const e = await memory
+      .seed({ demonstrations: [{ input: "i" } as DemonstrationInput] })
+      .catch((x: unknown) => x);
+    expect(isWardenError(e) && e.message.includes("demonstrations.0.output")).toBe(true);
+    await store.close();
+  });
+});

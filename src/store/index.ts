@@ -1,0 +1,6 @@
+/** Persistence: the Store contract and its SQLite (embedded) and PostgreSQL (shared) backends. */
+export * from "./migrations.js";
+export * from "./postgres-store.js";
+export * from "./sqlite-store.js";
+export * from "./store.js";
+export { NewDemonstrationSchema, NewWorkflowSchema, StorableTextSchema } from "./store-input.js";

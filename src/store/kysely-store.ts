@@ -1,0 +1,252 @@
+/**
+ * The Store implementation both backends share: every query is written once with Kysely, over the tables
+ * that migrations.ts creates. The backend modules only open the connection, migrate, and say how to close
+ * and how their driver reports a duplicate key.
+ */
+import { randomUUID } from "node:crypto";
+import type { Generated, Kysely } from "kysely";
+import { toWardenError, WardenError } from "../core/errors.js";
+import type { Demonstration, NewDemonstration, Store, Workflow } from "./store.js";
+import { parseName, parseNewDemonstration, parseNewWorkflow } from "./store-input.js";
+
+export interface DemonstrationRow {
+  seq: Generated<number | string | bigint>;
+  id: string;
+  policy: string;
+  input: string;
+  output: string;
+  plan: string;
+  code: string;
+  label: number | null;
+  origin: string;
+  created_at: string;
+  meta: string | null;
+}
+
+export interface WorkflowRow {
+  seq: Generated<number | string | bigint>;
+  id: string;
+  policy: string;
+  action: string;
+  query: string;
+  plan: string;
+  verdict: string;
+  created_at: string;
+}
+
+export interface StoreTables {
+  warden_demonstrations: DemonstrationRow;
+  warden_workflows: WorkflowRow;
+}
+
+export function createKyselyStore(options: {
+  db: Kysely<StoreTables>;
+  /** Backend name for error messages ("SQLite", "PostgreSQL"). */
+  backend: string;
+  /** Whether a driver error is a unique-key violation (a duplicate id). */
+  isUniqueViolation: (error: unknown) => boolean;
+  /** Releases the connection(s); called once. */
+  close: () => Promise<void>;
+}): Store {
+  const { db, backend } = options;
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  const guard = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
+    if (closed) {
+      throw new WardenError({ code: "STORE_ERROR", message: `The ${backend} store is closed (${what}).` });
+    }
+    try {
+      return await run();
+    } catch (error) {
+      throw toWardenError({ error, code: "STORE_ERROR", message: `${backend} store: ${what} failed` });
+    }
+  };
+
+  const duplicate = (kind: "demonstration" | "workflow", id: string) =>
+    new WardenError({
+      code: "INVALID_INPUT",
+      message: `Invalid ${kind}: ${kind}.id: "${id}" already exists`,
+      details: { fields: [`${kind}.id`] },
+    });
+
+  return {
+    async addDemonstration({ demonstration }) {
+      const d = parseNewDemonstration({ demonstration });
+      const id = d.id ?? randomUUID();
+      const createdAt = new Date().toISOString();
+      const row = await guard("adding a demonstration", async () => {
+        try {
+          return await db
+            .insertInto("warden_demonstrations")
+            .values({
+              id,
+              policy: d.policy,
+              input: d.input,
+              output: d.output,
+              plan: d.plan,
+              code: d.code,
+              label: d.label ?? null,
+              origin: d.origin,
+              created_at: createdAt,
+              meta: d.meta === undefined ? null : JSON.stringify(d.meta),
+            })
+            .returning("seq")
+            .executeTakeFirstOrThrow();
+        } catch (error) {
+          if (options.isUniqueViolation(error)) throw duplicate("demonstration", id);
+          throw error;
+        }
+      });
+      return toDemonstration({ ...d, id, createdAt, seq: Number(row.seq) });
+    },
+
+    async listDemonstrations({ policy }) {
+      const name = parseName({ value: policy, field: "policy" }) as string;
+      const rows = await guard("listing demonstrations", () =>
+        db
+          .selectFrom("warden_demonstrations")
+          .selectAll()
+          .where("policy", "=", name)
+          .orderBy("seq")
+          .execute(),
+      );
+      return rows.map(fromDemonstrationRow);
+    },
+
+    async countDemonstrations({ policy } = {}) {
+      const name = parseName({ value: policy, field: "policy", optional: true });
+      const row = await guard("counting demonstrations", () => {
+        let query = db.selectFrom("warden_demonstrations").select((eb) => eb.fn.countAll().as("count"));
+        if (name !== undefined) query = query.where("policy", "=", name);
+        return query.executeTakeFirstOrThrow();
+      });
+      return Number(row.count);
+    },
+
+    async deleteDemonstration({ id }) {
+      const key = parseName({ value: id, field: "id" }) as string;
+      const result = await guard("deleting a demonstration", () =>
+        db.deleteFrom("warden_demonstrations").where("id", "=", key).executeTakeFirst(),
+      );
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async addWorkflow({ workflow }) {
+      const w = parseNewWorkflow({ workflow });
+      const id = w.id ?? randomUUID();
+      const createdAt = new Date().toISOString();
+      const plan = JSON.stringify(w.plan);
+      const row = await guard("adding a workflow", async () => {
+        try {
+          return await db
+            .insertInto("warden_workflows")
+            .values({
+              id,
+              policy: w.policy,
+              action: w.action,
+              query: w.query,
+              plan,
+              verdict: w.verdict,
+              created_at: createdAt,
+            })
+            .returning("seq")
+            .executeTakeFirstOrThrow();
+        } catch (error) {
+          if (options.isUniqueViolation(error)) throw duplicate("workflow", id);
+          throw error;
+        }
+      });
+      // Read the plan back through JSON so the returned value equals what a later list returns.
+      return {
+        id,
+        policy: w.policy,
+        action: w.action,
+        query: w.query,
+        plan: JSON.parse(plan) as unknown,
+        verdict: w.verdict,
+        createdAt,
+        seq: Number(row.seq),
+      };
+    },
+
+    async listWorkflows({ policy, action }) {
+      const name = parseName({ value: policy, field: "policy" }) as string;
+      const act = parseName({ value: action, field: "action", optional: true });
+      const rows = await guard("listing workflows", () => {
+        let query = db.selectFrom("warden_workflows").selectAll().where("policy", "=", name);
+        if (act !== undefined) query = query.where("action", "=", act);
+        return query.orderBy("seq").execute();
+      });
+      return rows.map(
+        (r): Workflow => ({
+          id: r.id,
+          policy: r.policy,
+          action: r.action,
+          query: r.query,
+          plan: JSON.parse(r.plan) as unknown,
+          verdict: r.verdict as Workflow["verdict"],
+          createdAt: r.created_at,
+          seq: Number(r.seq),
+        }),
+      );
+    },
+
+    async close() {
+      if (!closing) {
+        closed = true;
+        closing = options.close();
+      }
+      return closing;
+    },
+  };
+}
+
+function toDemonstration(
+  d: NewDemonstration & { id: string; createdAt: string; seq: number },
+): Demonstration {
+  const out: Demonstration = {
+    id: d.id,
+    policy: d.policy,
+    input: d.input,
+    output: d.output,
+    plan: d.plan,
+    code: d.code,
+    origin: d.origin,
+    createdAt: d.createdAt,
+    seq: d.seq,
+  };
+  if (d.label !== undefined) out.label = d.label;
+  // Through JSON, as a later list would return it.
+  if (d.meta !== undefined) out.meta = JSON.parse(JSON.stringify(d.meta)) as Record<string, unknown>;
+  return out;
+}
+
+function fromDemonstrationRow(r: {
+  seq: number | string | bigint;
+  id: string;
+  policy: string;
+  input: string;
+  output: string;
+  plan: string;
+  code: string;
+  label: number | null;
+  origin: string;
+  created_at: string;
+  meta: string | null;
+}): Demonstration {
+  const out: Demonstration = {
+    id: r.id,
+    policy: r.policy,
+    input: r.input,
+    output: r.output,
+    plan: r.plan,
+    code: r.code,
+    origin: r.origin as Demonstration["origin"],
+    createdAt: r.created_at,
+    seq: Number(r.seq),
+  };
+  if (r.label !== null && r.label !== undefined) out.label = Number(r.label) === 1 ? 1 : 0;
+  if (r.meta !== null && r.meta !== undefined) out.meta = JSON.parse(r.meta) as Record<string, unknown>;
+  return out;
+}

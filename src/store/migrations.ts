@@ -1,0 +1,166 @@
+/**
+ * The versioned schema of both Store backends, applied on open. One list serves SQLite and PostgreSQL
+ * (Kysely's schema builder writes each dialect's DDL); the only dialect difference is how `seq`, the
+ * database-assigned insertion number, is declared. Applied versions are recorded in warden_migrations;
+ * opening a database written by a newer Warden (an unknown version) is refused rather than guessed at.
+ *
+ * Migrations run under a lock — BEGIN IMMEDIATE on SQLite, a transaction-scoped advisory lock on
+ * PostgreSQL — so processes opening the same database at once apply each version exactly once.
+ */
+import { type Kysely, sql } from "kysely";
+import { WardenError } from "../core/errors.js";
+
+export type StoreDialect = "sqlite" | "postgres";
+
+export interface Migration {
+  version: number;
+  name: string;
+  // biome-ignore lint/suspicious/noExplicitAny: DDL runs before the typed tables exist.
+  up(options: { db: Kysely<any>; dialect: StoreDialect }): Promise<void>;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "demonstrations and workflows",
+    async up({ db, dialect }) {
+      await db.schema
+        .createTable("warden_demonstrations")
+        .ifNotExists()
+        .addColumn("seq", dialect === "sqlite" ? "integer" : "bigint", (c) =>
+          dialect === "sqlite" ? c.primaryKey().autoIncrement() : c.primaryKey().generatedAlwaysAsIdentity(),
+        )
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("policy", "text", (c) => c.notNull())
+        .addColumn("input", "text", (c) => c.notNull())
+        .addColumn("output", "text", (c) => c.notNull())
+        .addColumn("plan", "text", (c) => c.notNull())
+        .addColumn("code", "text", (c) => c.notNull())
+        .addColumn("label", "integer")
+        .addColumn("origin", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        // JSON text, not jsonb: jsonb reorders keys, and meta must read back exactly as written.
+        .addColumn("meta", "text")
+        .execute();
+      await db.schema
+        .createIndex("warden_demonstrations_policy_seq")
+        .ifNotExists()
+        .on("warden_demonstrations")
+        .columns(["policy", "seq"])
+        .execute();
+      await db.schema
+        .createTable("warden_workflows")
+        .ifNotExists()
+        .addColumn("seq", dialect === "sqlite" ? "integer" : "bigint", (c) =>
+          dialect === "sqlite" ? c.primaryKey().autoIncrement() : c.primaryKey().generatedAlwaysAsIdentity(),
+        )
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("policy", "text", (c) => c.notNull())
+        .addColumn("action", "text", (c) => c.notNull())
+        .addColumn("query", "text", (c) => c.notNull())
+        .addColumn("plan", "text", (c) => c.notNull())
+        .addColumn("verdict", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("warden_workflows_policy_action_seq")
+        .ifNotExists()
+        .on("warden_workflows")
+        .columns(["policy", "action", "seq"])
+        .execute();
+    },
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+
+/**
+ * Applies every migration not yet recorded, in version order, inside `db` (which the caller has already
+ * put in a locked transaction). Returns the versions applied now.
+ */
+export async function applyMigrations(options: {
+  // biome-ignore lint/suspicious/noExplicitAny: see Migration.up.
+  db: Kysely<any>;
+  dialect: StoreDialect;
+  migrations?: readonly Migration[];
+}): Promise<number[]> {
+  const { db, dialect } = options;
+  const migrations = [...(options.migrations ?? MIGRATIONS)].sort((a, b) => a.version - b.version);
+  await db.schema
+    .createTable("warden_migrations")
+    .ifNotExists()
+    .addColumn("version", "integer", (c) => c.primaryKey())
+    .addColumn("name", "text", (c) => c.notNull())
+    .addColumn("applied_at", "text", (c) => c.notNull())
+    .execute();
+  const rows = (await db.selectFrom("warden_migrations").select("version").execute()) as {
+    version: number;
+  }[];
+  const applied = new Set(rows.map((r) => Number(r.version)));
+  const known = new Set(migrations.map((m) => m.version));
+  const unknown = [...applied].filter((v) => !known.has(v));
+  if (unknown.length > 0) {
+    throw new WardenError({
+      code: "STORE_ERROR",
+      message: `The database has schema version(s) ${unknown.join(", ")}, newer than this Warden knows (up to ${Math.max(...known)}); upgrade Warden to open it.`,
+      details: { unknownVersions: unknown },
+    });
+  }
+  const now: number[] = [];
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    await migration.up({ db, dialect });
+    await db
+      .insertInto("warden_migrations")
+      .values({ version: migration.version, name: migration.name, applied_at: new Date().toISOString() })
+      .execute();
+    now.push(migration.version);
+  }
+  return now;
+}
+
+/** Runs applyMigrations on SQLite under BEGIN IMMEDIATE (one writer at a time across processes). */
+export async function migrateSqlite(options: {
+  // biome-ignore lint/suspicious/noExplicitAny: see Migration.up.
+  db: Kysely<any>;
+  migrations?: readonly Migration[];
+}): Promise<number[]> {
+  return options.db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const applied = await applyMigrations({
+        db: conn,
+        dialect: "sqlite",
+        ...(options.migrations ? { migrations: options.migrations } : {}),
+      });
+      await sql`commit`.execute(conn);
+      return applied;
+    } catch (error) {
+      await sql`rollback`.execute(conn).catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+/**
+ * Runs applyMigrations on PostgreSQL in one transaction holding an advisory lock keyed by the schema, so
+ * concurrent instances wait for each other; DDL is transactional there, so a failure leaves no trace.
+ */
+export async function migratePostgres(options: {
+  // biome-ignore lint/suspicious/noExplicitAny: see Migration.up.
+  db: Kysely<any>;
+  schema?: string;
+  migrations?: readonly Migration[];
+}): Promise<number[]> {
+  const lockKey = `warden.migrations:${options.schema ?? "public"}`;
+  return options.db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${lockKey}))`.execute(trx);
+    if (options.schema) await trx.schema.createSchema(options.schema).ifNotExists().execute();
+    const scoped = options.schema ? trx.withSchema(options.schema) : trx;
+    return applyMigrations({
+      db: scoped,
+      dialect: "postgres",
+      ...(options.migrations ? { migrations: options.migrations } : {}),
+    });
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * The shared Store: PostgreSQL through pg + Kysely, for several Warden instances on one database. Ids
+ * are unique across instances and `seq` comes from an identity column, so every instance sees the same
+ * insertion order and retrieval breaks ties the same way. `schema` keeps a deployment's (or a test
+ * run's) tables in their own PostgreSQL schema, created on open.
+ */
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { z } from "zod";
+import { toWardenError, WardenError } from "../core/errors.js";
+import { parseWith } from "../core/validate.js";
+import { createKyselyStore, type StoreTables } from "./kysely-store.js";
+import { migratePostgres } from "./migrations.js";
+import type { Store } from "./store.js";
+
+export type PostgresStoreOptions = (
+  | {
+      /** postgres://user:password@host:port/database */
+      url: string;
+      /** Pool size when Warden opens the pool itself (default 10). */
+      maxConnections?: number;
+    }
+  | {
+      /** A pool the caller owns: Warden uses it and leaves it open on close(). */
+      pool: pg.Pool;
+    }
+) & {
+  /** PostgreSQL schema holding Warden's tables (default: the connection's search_path, usually public). */
+  schema?: string;
+};
+
+const SchemaName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,62}$/,
+    "use letters, digits and _ (not starting with a digit), at most 63",
+  );
+
+const UrlOptionsSchema = z.object({
+  url: z.string().min(1, "must not be empty"),
+  maxConnections: z.number().int().min(1).optional(),
+  schema: SchemaName.optional(),
+});
+
+const PoolOptionsSchema = z.object({
+  pool: z.custom<pg.Pool>(
+    (v) => typeof v === "object" && v !== null && typeof (v as { connect?: unknown }).connect === "function",
+    "must be a pg Pool",
+  ),
+  schema: SchemaName.optional(),
+});
+
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const raw: unknown = options;
+  const hasPool = typeof raw === "object" && raw !== null && "pool" in raw;
+  const hasUrl = typeof raw === "object" && raw !== null && "url" in raw;
+  if (hasPool === hasUrl) {
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message: "Invalid PostgreSQL store options: url: give exactly one of `url` and `pool`",
+      details: { fields: ["url", "pool"] },
+    });
+  }
+  const parsed = hasUrl
+    ? parseWith({ schema: UrlOptionsSchema, value: raw, what: "PostgreSQL store options" })
+    : parseWith({ schema: PoolOptionsSchema, value: raw, what: "PostgreSQL store options" });
+  const ownsPool = "url" in parsed;
+  const pool =
+    "url" in parsed
+      ? new pg.Pool({ connectionString: parsed.url, max: parsed.maxConnections ?? 10 })
+      : (parsed.pool as pg.Pool);
+  // An idle client losing its connection must not crash the host process.
+  const onPoolError = () => undefined;
+  if (ownsPool) pool.on("error", onPoolError);
+  const db = new Kysely<StoreTables>({
+    dialect: new PostgresDialect({
+      // Kysely ends the pool on destroy(); a caller-owned pool must stay open.
+      pool: ownsPool ? pool : { connect: () => pool.connect(), end: async () => undefined },
+    }),
+  });
+  try {
+    await migratePostgres({ db, ...(parsed.schema ? { schema: parsed.schema } : {}) });
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error instanceof WardenError
+      ? error
+      : toWardenError({
+          error,
+          code: "STORE_ERROR",
+          message: "cannot open or migrate the PostgreSQL database",
+        });
+  }
+  const scoped = parsed.schema ? db.withSchema(parsed.schema) : db;
+  return createKyselyStore({
+    db: scoped,
+    backend: "PostgreSQL",
+    isUniqueViolation: (error) =>
+      typeof error === "object" && error !== null && "code" in error && error.code === "23505",
+    close: async () => {
+      await db.destroy();
+      if (ownsPool) pool.off("error", onPoolError);
+    },
+  });
+}

@@ -1,0 +1,250 @@
+/**
+ * The conformance suite every Store backend must pass, as vitest tests: call describeStoreConformance from
+ * a backend's test file. Each test works under its own random policy names, so backends whose instances
+ * share one database (PostgreSQL) can run it without tests seeing each other's rows.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import { isWardenError, type WardenError } from "../core/errors.js";
+import type { NewDemonstration, Store } from "./store.js";
+
+export interface StoreConformanceOptions {
+  name: string;
+  /** A fresh, open store; every instance a test creates must see the same data. */
+  create: () => Promise<Store>;
+  /** Runs once after the suite (drop the schema, delete the file...). */
+  cleanup?: () => Promise<void>;
+}
+
+export function describeStoreConformance(options: StoreConformanceOptions): void {
+  const open: Store[] = [];
+  const create = async (): Promise<Store> => {
+    const store = await options.create();
+    open.push(store);
+    return store;
+  };
+  const unique = (prefix: string) => `${prefix}-${randomUUID()}`;
+  const demo = (policy: string, over: Partial<NewDemonstration> = {}): NewDemonstration => ({
+    policy,
+    input: "Identity: nursing\nQuestion: what was the dose of aspirin?",
+    output: "Knowledge:\n- aspirin is a drug\nGenerated code:\nanswer = 1\nAnswer:\n81 mg",
+    plan: "1. access control\n2. nursing\n3. medication\n4. check",
+    code: "return checkAccess({ allowed, needed });",
+    origin: "seed",
+    ...over,
+  });
+  const rejects = async (promise: Promise<unknown>, field: string): Promise<WardenError> => {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isWardenError(error), `expected a WardenError naming ${field}`).toBe(true);
+    const e = error as WardenError;
+    expect(e.code).toBe("INVALID_INPUT");
+    expect(e.message).toContain(field);
+    return e;
+  };
+
+  describe(`Store conformance: ${options.name}`, () => {
+    afterAll(async () => {
+      for (const store of open) await store.close();
+      await options.cleanup?.();
+    });
+
+    it("adds, lists, counts and deletes demonstrations per policy, in insertion order", async () => {
+      const store = await create();
+      const a = unique("policy-a");
+      const b = unique("policy-b");
+      const totalBefore = await store.countDemonstrations({});
+      const first = await store.addDemonstration({ demonstration: demo(a, { input: "first" }) });
+      const other = await store.addDemonstration({ demonstration: demo(b, { input: "other" }) });
+      const second = await store.addDemonstration({
+        demonstration: demo(a, { input: "second", origin: "user" }),
+      });
+      const third = await store.addDemonstration({
+        demonstration: demo(a, { input: "third", origin: "learned" }),
+      });
+
+      const listed = await store.listDemonstrations({ policy: a });
+      expect(listed.map((d) => d.input)).toEqual(["first", "second", "third"]);
+      expect(listed).toEqual([first, second, third]);
+      expect(await store.listDemonstrations({ policy: b })).toEqual([other]);
+      expect(await store.listDemonstrations({ policy: unique("none") })).toEqual([]);
+      expect(await store.countDemonstrations({ policy: a })).toBe(3);
+      expect(await store.countDemonstrations({ policy: b })).toBe(1);
+      expect(await store.countDemonstrations({})).toBe(totalBefore + 4);
+
+      expect(await store.deleteDemonstration({ id: second.id })).toBe(true);
+      expect(await store.deleteDemonstration({ id: second.id })).toBe(false);
+      expect(await store.deleteDemonstration({ id: unique("missing") })).toBe(false);
+      expect((await store.listDemonstrations({ policy: a })).map((d) => d.id)).toEqual([first.id, third.id]);
+      expect(await store.countDemonstrations({ policy: a })).toBe(2);
+    });
+
+    it("assigns unique ids and a strictly increasing seq, and keeps given ids", async () => {
+      const store = await create();
+      const policy = unique("seq");
+      const added = [];
+      for (let i = 0; i < 12; i++) {
+        added.push(await store.addDemonstration({ demonstration: demo(policy, { input: `case ${i}` }) }));
+      }
+      const ids = new Set(added.map((d) => d.id));
+      expect(ids.size).toBe(12);
+      for (let i = 1; i < added.length; i++) {
+        expect(added[i]?.seq).toBeGreaterThan(added[i - 1]?.seq as number);
+      }
+      for (const d of added) {
+        expect(Number.isSafeInteger(d.seq)).toBe(true);
+        expect(Number.isNaN(Date.parse(d.createdAt))).toBe(false);
+      }
+      const given = unique("my-id");
+      const withId = await store.addDemonstration({ demonstration: demo(policy, { id: given }) });
+      expect(withId.id).toBe(given);
+      expect(withId.seq).toBeGreaterThan(added[11]?.seq as number);
+      await rejects(
+        store.addDemonstration({ demonstration: demo(policy, { id: given }) }),
+        "demonstration.id",
+      );
+    });
+
+    it("keeps seq increasing across store instances on the same database", async () => {
+      const one = await create();
+      const two = await create();
+      const policy = unique("instances");
+      const seqs: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const store = i % 2 === 0 ? one : two;
+        seqs.push((await store.addDemonstration({ demonstration: demo(policy, { input: `n${i}` }) })).seq);
+      }
+      expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
+      expect((await one.listDemonstrations({ policy })).map((d) => d.input)).toEqual([
+        "n0",
+        "n1",
+        "n2",
+        "n3",
+        "n4",
+        "n5",
+      ]);
+      expect(await two.listDemonstrations({ policy })).toEqual(await one.listDemonstrations({ policy }));
+    });
+
+    it("round-trips text, label and meta exactly (unicode, long texts)", async () => {
+      const store = await create();
+      const policy = unique("unicode ✓ политика");
+      const long = "Ωmega 🧪 — 中文 — e\u0301 — \t\r\n".repeat(3000).slice(0, 100_000);
+      const meta = {
+        verdict: "deny",
+        nested: { list: [1, 2.5, -3e-7, null, true, "ß"], empty: {}, emoji: "👩‍⚕️" },
+        zeroKey: 0,
+      };
+      const stored = await store.addDemonstration({
+        demonstration: demo(policy, {
+          input: `Identity: physician\nQuestion: ${long}`,
+          output: long + long.slice(0, 500),
+          plan: "1. 🩺\n2. 病人\n3. 'quotes' \"double\" \\backslash\n4. done",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the stored code text contains a template literal.
+          code: "const s = `template ${x}`; // ünïcödé",
+          label: 1,
+          meta,
+        }),
+      });
+      const plain = await store.addDemonstration({ demonstration: demo(policy, { label: 0 }) });
+      const bare = await store.addDemonstration({ demonstration: demo(policy) });
+      const [readStored, readPlain, readBare] = await store.listDemonstrations({ policy });
+      expect(readStored).toEqual(stored);
+      expect(readStored?.input.length).toBe(stored.input.length);
+      expect(readStored?.output).toBe(long + long.slice(0, 500));
+      expect(readStored?.meta).toEqual(meta);
+      expect(Object.keys(readStored?.meta ?? {})).toEqual(Object.keys(meta));
+      expect(readStored?.label).toBe(1);
+      expect(readPlain?.label).toBe(0);
+      expect(readPlain).toEqual(plain);
+      expect(readBare).toEqual(bare);
+      expect(readBare && "label" in readBare).toBe(false);
+      expect(readBare && "meta" in readBare).toBe(false);
+    });
+
+    it("adds and lists workflows by policy and by action", async () => {
+      const store = await create();
+      const policy = unique("shield");
+      const plan = { operations: [{ op: "search", predicates: ["is_private"] }], note: "ok ✓" };
+      const w1 = await store.addWorkflow({
+        workflow: { policy, action: "delete_data", query: "delete the user table", plan, verdict: "deny" },
+      });
+      const w2 = await store.addWorkflow({
+        workflow: {
+          policy,
+          action: "send_email",
+          query: "email the report",
+          plan: ["a", 1],
+          verdict: "allow",
+        },
+      });
+      const w3 = await store.addWorkflow({
+        workflow: { policy, action: "delete_data", query: "delete a temp file", plan: null, verdict: "ask" },
+      });
+      await store.addWorkflow({
+        workflow: { policy: unique("other"), action: "delete_data", query: "x", plan: {}, verdict: "allow" },
+      });
+      expect(new Set([w1.id, w2.id, w3.id]).size).toBe(3);
+      expect(w2.seq).toBeGreaterThan(w1.seq);
+      expect(w3.seq).toBeGreaterThan(w2.seq);
+      expect(await store.listWorkflows({ policy })).toEqual([w1, w2, w3]);
+      expect(await store.listWorkflows({ policy, action: "delete_data" })).toEqual([w1, w3]);
+      expect(await store.listWorkflows({ policy, action: "none" })).toEqual([]);
+      expect((await store.listWorkflows({ policy }))[0]?.plan).toEqual(plan);
+      const given = unique("wf");
+      await store.addWorkflow({
+        workflow: { id: given, policy, action: "a", query: "q", plan: 1, verdict: "allow" },
+      });
+      await rejects(
+        store.addWorkflow({
+          workflow: { id: given, policy, action: "a", query: "q", plan: 1, verdict: "allow" },
+        }),
+        "workflow.id",
+      );
+    });
+
+    it("rejects bad input with a WardenError naming the field", async () => {
+      const store = await create();
+      const policy = unique("bad");
+      const bad = (over: Record<string, unknown>) =>
+        store.addDemonstration({ demonstration: { ...demo(policy), ...over } as NewDemonstration });
+      await rejects(bad({ policy: "" }), "demonstration.policy");
+      await rejects(bad({ input: 42 }), "demonstration.input");
+      await rejects(bad({ output: undefined }), "demonstration.output");
+      await rejects(bad({ label: 2 }), "demonstration.label");
+      await rejects(bad({ origin: "imported" }), "demonstration.origin");
+      await rejects(bad({ code: "nul \u0000 inside" }), "demonstration.code");
+      await rejects(bad({ plan: "lone \uD800 surrogate" }), "demonstration.plan");
+      await rejects(bad({ meta: { f: () => 1 } }), "demonstration.meta");
+      await rejects(bad({ id: "" }), "demonstration.id");
+      await rejects(store.listDemonstrations({ policy: 7 as unknown as string }), "policy");
+      await rejects(store.deleteDemonstration({ id: "" }), "id");
+      await rejects(
+        store.addWorkflow({
+          workflow: { policy, action: "a", query: "q", plan: {}, verdict: "maybe" as "allow" },
+        }),
+        "workflow.verdict",
+      );
+      await rejects(
+        store.addWorkflow({ workflow: { policy, action: "", query: "q", plan: {}, verdict: "allow" } }),
+        "workflow.action",
+      );
+      await rejects(store.listWorkflows({ policy, action: "" }), "action");
+      expect(await store.countDemonstrations({ policy })).toBe(0);
+    });
+
+    it("closes idempotently and refuses work after close", async () => {
+      const store = await options.create();
+      await store.addDemonstration({ demonstration: demo(unique("close")) });
+      await store.close();
+      await store.close();
+      const error = await store.countDemonstrations({}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isWardenError(error) && error.code === "STORE_ERROR").toBe(true);
+    });
+  });
+}
