@@ -41,31 +41,52 @@ const runsDir = join(outDir, "runs");
 const eicu = join(datasets, "eicu-ac");
 if (existsSync(join(eicu, "eicu_ac.json"))) {
   for (const engine of ["compiled", "auto"] as const) {
-    await step(`dataset:eicu-ac:${engine}`, async () =>
-      (await runBenchmark({ dataset: "eicu-ac", data: eicu, engine, out: join(runsDir, `eicu-ac-${engine}`), fresh: true })).summary,
+    await step(
+      `dataset:eicu-ac:${engine}`,
+      async () =>
+        (
+          await runBenchmark({
+            dataset: "eicu-ac",
+            data: eicu,
+            engine,
+            out: join(runsDir, `eicu-ac-${engine}`),
+            fresh: true,
+          })
+        ).summary,
     );
   }
 } else log(`skipping eicu-ac: ${eicu} not found`);
 
 for (const engine of ["compiled", "auto"] as const) {
-  await step(`dataset:mind2web-sc(our fixture):${engine}`, async () =>
-    (await runBenchmark({ dataset: "mind2web-sc", engine, out: join(runsDir, `mind2web-sc-fixture-${engine}`), fresh: true })).summary,
+  await step(
+    `dataset:mind2web-sc(our fixture):${engine}`,
+    async () =>
+      (
+        await runBenchmark({
+          dataset: "mind2web-sc",
+          engine,
+          out: join(runsDir, `mind2web-sc-fixture-${engine}`),
+          fresh: true,
+        })
+      ).summary,
   );
 }
 
 const stwab = join(datasets, "st-webagentbench");
 if (existsSync(stwab)) {
-  await step("dataset:st-webagentbench(our trajectory suite):shield", async () =>
-    (
-      await runTrajectoryBenchmark({
-        dataset: "st-webagentbench",
-        data: stwab,
-        engine: "shield",
-        out: join(runsDir, "st-webagentbench-shield"),
-        fresh: true,
-        ...(quick ? { limit: 500 } : {}),
-      })
-    ).summary,
+  await step(
+    "dataset:st-webagentbench(our trajectory suite):shield",
+    async () =>
+      (
+        await runTrajectoryBenchmark({
+          dataset: "st-webagentbench",
+          data: stwab,
+          engine: "shield",
+          out: join(runsDir, "st-webagentbench-shield"),
+          fresh: true,
+          ...(quick ? { limit: 500 } : {}),
+        })
+      ).summary,
   );
 } else log(`skipping st-webagentbench: ${stwab} not found`);
 
@@ -73,14 +94,19 @@ log("agentharm and qa need a model-based engine: not part of the offline suite")
 
 await step("micro:retrieval", () => benchRetrieval(quick ? { n: 2_000, queries: 10 } : {}));
 await step("micro:sandbox-throughput", () => benchSandboxThroughput(quick ? { runs: 500 } : { runs: 3_000 }));
-await step("micro:compiled-checks", () => benchCompiledChecks({ data: eicu, ...(quick ? { seconds: 1 } : {}) }));
+await step("micro:compiled-checks", () =>
+  benchCompiledChecks({ data: eicu, ...(quick ? { seconds: 1 } : {}) }),
+);
 await step("micro:ltl", () => benchLtl(quick ? { pairs: 5_000 } : {}));
 await step("micro:shield", () => benchShield(quick ? { runs: 1 } : {}));
 
 const info = runInfo();
 const record = { suite: "warden offline benchmarks", quick, info, datasets, results };
 const stamp = info.date.replace(/[:.]/g, "-");
-writeFileSync(join(outDir, `${stamp}${info.commit ? `-${info.commit}` : ""}.json`), `${JSON.stringify(record, null, 2)}\n`);
+writeFileSync(
+  join(outDir, `${stamp}${info.commit ? `-${info.commit}` : ""}.json`),
+  `${JSON.stringify(record, null, 2)}\n`,
+);
 writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(record, null, 2)}\n`);
 
 const lines = [
@@ -90,7 +116,9 @@ const lines = [
   "",
   "| benchmark | result |",
   "| --- | --- |",
-  ...Object.entries(results).map(([name, value]) => `| ${name} | \`${JSON.stringify(value).slice(0, 400).replace(/\|/g, "\\|")}\` |`),
+  ...Object.entries(results).map(
+    ([name, value]) => `| ${name} | \`${JSON.stringify(value).slice(0, 400).replace(/\|/g, "\\|")}\` |`,
+  ),
   "",
 ];
 writeFileSync(join(outDir, "latest.md"), lines.join("\n"));

@@ -109,7 +109,9 @@ export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<Bench
         group:
           c.record.label === "safe"
             ? "safe"
-            : [...new Set((c.record.violations ?? []).map((v) => v.evalType ?? "unknown"))].sort().join(" + "),
+            : [...new Set((c.record.violations ?? []).map((v) => v.evalType ?? "unknown"))]
+                .sort()
+                .join(" + "),
         label: c.record.label === "unsafe" ? 1 : 0,
         predicted: result.unsafe ? 1 : 0,
         verdict: result.unsafe ? "deny" : "allow",

@@ -25,7 +25,12 @@ describe("condition language", () => {
       all: [
         { field: "action", op: "eq", value: "send_email" },
         { not: { field: "url", op: "containsAny", value: ["/admin", "/profile"] } },
-        { any: [{ field: "args.cc", op: "contains", value: "bob@example.com" }, { field: "x", op: "exists" }] },
+        {
+          any: [
+            { field: "args.cc", op: "contains", value: "bob@example.com" },
+            { field: "x", op: "exists" },
+          ],
+        },
       ],
     };
     expect(evaluateCondition(c, facts)).toBe(true);

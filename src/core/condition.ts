@@ -75,7 +75,8 @@ function asList(value: unknown): unknown[] {
 }
 
 function looseEqual(a: unknown, b: unknown, caseSensitive: boolean | undefined): boolean {
-  if (typeof a === "string" && typeof b === "string") return norm(a, caseSensitive) === norm(b, caseSensitive);
+  if (typeof a === "string" && typeof b === "string")
+    return norm(a, caseSensitive) === norm(b, caseSensitive);
   if (typeof a === "boolean" && typeof b === "string") return String(a) === b.toLowerCase();
   if (typeof a === "string" && typeof b === "boolean") return a.toLowerCase() === String(b);
   if (typeof a === "number" && typeof b === "string") return b.trim() !== "" && a === Number(b);
@@ -83,10 +84,15 @@ function looseEqual(a: unknown, b: unknown, caseSensitive: boolean | undefined):
   return a === b;
 }
 
-function compareNumbers(actual: unknown, expected: unknown, test: (a: number, b: number) => boolean): boolean {
+function compareNumbers(
+  actual: unknown,
+  expected: unknown,
+  test: (a: number, b: number) => boolean,
+): boolean {
   const a = typeof actual === "number" ? actual : Number(actual);
   const b = typeof expected === "number" ? expected : Number(expected);
-  if (actual === undefined || actual === null || actual === "" || Number.isNaN(a) || Number.isNaN(b)) return false;
+  if (actual === undefined || actual === null || actual === "" || Number.isNaN(a) || Number.isNaN(b))
+    return false;
   return test(a, b);
 }
 

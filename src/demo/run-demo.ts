@@ -61,7 +61,8 @@ export async function runDemo(options: { path?: string } = {}): Promise<DemoRow[
   };
   // Untimed passes first: the times shown are a running service's, not the JIT's first encounter.
   for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
-    for (const record of records) await engine.check({ policy: policyFor(record.policy), subject: record.subject });
+    for (const record of records)
+      await engine.check({ policy: policyFor(record.policy), subject: record.subject });
   }
   const rows: DemoRow[] = [];
   for (const record of records) {

@@ -92,7 +92,8 @@ export function createAiSdkBackend(options: AiSdkBackendOptions): ModelBackend {
   }
 
   // Anthropic requires max_tokens and the SDK would otherwise ask for the model's maximum (64k+).
-  const defaultMaxOutputTokens = spec.provider === "anthropic" ? DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS : undefined;
+  const defaultMaxOutputTokens =
+    spec.provider === "anthropic" ? DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS : undefined;
   const complete: ModelBackend["complete"] = async (request) => {
     const result = await generateText({
       model,

@@ -175,7 +175,9 @@ export function verifyPolicy(options: VerifyOptions): { findings: Finding[]; ok:
     if (before) error(path, `Rule id "${id}" is already used at ${before}.`);
     else ids.set(id, path);
   };
-  rules.access?.rules.forEach((r, i) => checkId(r.id, `rules.access.rules[${i}]`));
+  rules.access?.rules.forEach((r, i) => {
+    checkId(r.id, `rules.access.rules[${i}]`);
+  });
   const byCategory = new Map<string, { rule: AttributeRule; index: number }[]>();
   rules.attributeRules?.forEach((rule, i) => {
     const path = `rules.attributeRules[${i}]`;
