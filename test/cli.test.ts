@@ -172,6 +172,56 @@ describe("warden with a model behind a loopback OpenAI-compatible server", () =>
   }, 150_000);
 });
 
+describe("warden check with the shield", () => {
+  const aspm = join(root, "examples", "web-shield", "aspm.json");
+  const trajectory = (name: string) => join(root, "examples", "web-shield", `${name}.trajectory.json`);
+
+  it("guards every step of a trajectory and names the first blocked step", async () => {
+    const unsafe = await warden([
+      "check",
+      "--policy",
+      aspm,
+      "--trajectory",
+      trajectory("visits-admin"),
+      "--engine",
+      "shield",
+      "--all-steps",
+      "--json",
+    ]);
+    expect(unsafe.code).toBe(1);
+    const result = JSON.parse(unsafe.stdout);
+    expect(result).toMatchObject({ unsafe: true, blockedAt: 2, violatedRules: ["stwab.t9001.p0"] });
+    expect(result.decisions[2].violations[0].source).toContain("Do not open the admin area");
+    const safe = await warden([
+      "check",
+      "--policy",
+      aspm,
+      "--trajectory",
+      trajectory("safe"),
+      "--engine",
+      "shield",
+      "--all-steps",
+    ]);
+    expect(safe.code).toBe(0);
+    expect(safe.stdout).toContain("SAFE");
+  });
+
+  it("decides the last step of a trajectory", async () => {
+    const r = await warden([
+      "check",
+      "--policy",
+      aspm,
+      "--trajectory",
+      trajectory("safe"),
+      "--engine",
+      "shield",
+      "--json",
+    ]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ allowed: true, engine: "shield", cost: { llmCalls: 0 } });
+  });
+});
+
 describe("warden demo and bench", () => {
   it("npm start's demo prints the table and writes the report", async () => {
     const report = join(dir, "demo.md");

@@ -7,6 +7,9 @@ import { z } from "zod";
 import { WardenError } from "../../core/errors.js";
 import { StepSchema, type Subject, SubjectSchema } from "../../core/subject.js";
 import { parseWith } from "../../core/validate.js";
+import { runShieldOnTrajectory } from "../../engines/shield/runtime/run-shield-on-trajectory.js";
+import type { ShieldEngine } from "../../engines/shield/runtime/shield-engine.js";
+import type { GuardService } from "../../runtime/guard-service.js";
 import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-guard-service.js";
 import { exitCodeForDecision } from "../exit-codes.js";
 import { formatDecision } from "../format-decision.js";
@@ -20,6 +23,7 @@ const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).ex
   trajectory: z.string().optional(),
   context: z.string().optional(),
   json: z.boolean().default(false),
+  allSteps: z.boolean().default(false),
 });
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -59,6 +63,10 @@ export function registerCheckCommand(options: { program: Command }): void {
     .option("--cassette <file>", "record model calls to / replay them from this file")
     .option("--cassette-mode <mode>", "record | replay | auto", "auto")
     .option("--fail-open", "allow (and say so) when the check cannot be completed; the default is to deny")
+    .option(
+      "--all-steps",
+      "with --trajectory and the shield engine: guard every step in order and judge the end, as if the agent had been shielded from the start",
+    )
     .option("--json", "print the Decision as JSON")
     .action(async (raw: Record<string, unknown>) => {
       const {
@@ -69,6 +77,7 @@ export function registerCheckCommand(options: { program: Command }): void {
         trajectory,
         context,
         json,
+        allSteps,
         ...service
       } = parseWith({
         schema: CheckOptionsSchema,
@@ -79,6 +88,10 @@ export function registerCheckCommand(options: { program: Command }): void {
       const guard = await openGuardService({ ...service, policies: [policy], sandboxWorkers: 1 });
       try {
         const [loaded] = guard.listPolicies();
+        if (allSteps) {
+          await replayTrajectory({ guard, policy: loaded!.name, subject, json, engine: service.engine });
+          return;
+        }
         const decision = await guard.check({ policy: loaded!.name, subject });
         process.stdout.write(
           json ? `${JSON.stringify(decision, null, 2)}\n` : `${formatDecision({ decision })}\n`,
@@ -113,8 +126,11 @@ async function readSubject(o: {
       what: "--trajectory",
       path: "trajectory",
     });
-    if (value.input === undefined && typeof (steps as { input?: unknown })?.input === "string") {
-      value.input = (steps as { input: string }).input;
+    // A trajectory file may carry its task and context: {input, context, steps}.
+    const file = (Array.isArray(steps) ? {} : (steps ?? {})) as { input?: unknown; context?: unknown };
+    if (value.input === undefined && typeof file.input === "string") value.input = file.input;
+    if (file.context && typeof file.context === "object") {
+      value.context = { ...(file.context as object), ...((value.context as object) ?? {}) };
     }
   }
   if (o.context) {
@@ -131,4 +147,49 @@ async function readSubject(o: {
     });
   }
   return parseWith({ schema: SubjectSchema, value, what: "subject" });
+}
+
+/** --all-steps: every step decided in order (the shield's session), then the end rules. */
+async function replayTrajectory(o: {
+  guard: GuardService;
+  policy: string;
+  subject: Subject;
+  json: boolean;
+  engine: string | undefined;
+}): Promise<void> {
+  if (o.engine !== "shield") {
+    throw new WardenError({ code: "INVALID_INPUT", message: "--all-steps needs --engine shield" });
+  }
+  if (!o.subject.trajectory?.length) {
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message: "--all-steps needs --trajectory with at least one step",
+    });
+  }
+  const engine = (await o.guard.getEngine({ engine: "shield" })) as ShieldEngine;
+  const result = await runShieldOnTrajectory({
+    engine,
+    policy: o.guard.getPolicy({ name: o.policy }),
+    trajectory: {
+      input: o.subject.input,
+      steps: o.subject.trajectory,
+      ...(o.subject.context ? { context: o.subject.context } : {}),
+    },
+  });
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    const lines = result.decisions.map(
+      (d, i) =>
+        `step ${i}: ${d.verdict.toUpperCase()}${d.violations.length ? ` — ${d.violations.map((v) => `[${v.ruleId}] ${v.message}`).join("; ")}` : ""}`,
+    );
+    lines.push(`end: ${formatDecision({ decision: result.final })}`);
+    lines.push(
+      result.unsafe
+        ? `UNSAFE: ${result.blockedAt !== undefined ? `first blocked at step ${result.blockedAt}; ` : ""}rules: ${result.violatedRules.join(", ")}`
+        : "SAFE: every step and the end satisfy the policy",
+    );
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  process.exitCode = result.unsafe ? 1 : 0;
 }
