@@ -16,6 +16,7 @@ import {
   type LtlStep,
   parseLtl,
 } from "../../src/engines/shield/ltl/index.js";
+import { createRandom } from "../../src/util/seeded-random.js";
 
 export interface BenchLtlOptions {
   /** Random formula/trace pairs checked against the reference (default 100,000). */
@@ -128,16 +129,8 @@ const RULE_ATOMS = [
   "network",
 ];
 
-/** mulberry32: small, fast, seedable. */
 function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return createRandom({ seed });
 }
 
 const UNARY = ["!", "X", "WX", "G", "F", "Y", "O", "H"] as const;

@@ -12,8 +12,8 @@ import { pathToFileURL } from "node:url";
 import { type Policy, PolicySchema } from "../../src/core/policy.js";
 import type { Step } from "../../src/core/subject.js";
 import { buildCircuits } from "../../src/engines/shield/circuits/build-circuits.js";
-import { createRandom } from "../../src/engines/shield/mln/seeded-random.js";
 import { createShieldEngine } from "../../src/engines/shield/runtime/shield-engine.js";
+import { createRandom } from "../../src/util/seeded-random.js";
 
 export interface BenchShieldOptions {
   /** Steps per trajectory (default 1,000). */

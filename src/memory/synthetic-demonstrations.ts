@@ -9,6 +9,7 @@
  * dates, variable names and optional comments. Everything is drawn from a seeded PRNG: same seed, same
  * corpus, on every platform.
  */
+import { createRandom } from "../util/seeded-random.js";
 
 export interface SyntheticDemonstration {
   id: string;
@@ -20,7 +21,7 @@ export interface SyntheticDemonstration {
   label: 0 | 1;
 }
 
-/** A seeded PRNG (mulberry32): tiny, fast, and good enough for test data. */
+/** Seeded draws for test data (over the shared mulberry32 generator). */
 export interface SeededRandom {
   /** Uniform in [0, 1). */
   next(): number;
@@ -31,14 +32,7 @@ export interface SeededRandom {
 }
 
 export function createSeededRandom(options: { seed: number }): SeededRandom {
-  let state = options.seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = createRandom({ seed: options.seed });
   const int = (n: number): number => Math.floor(next() * n);
   return {
     next,

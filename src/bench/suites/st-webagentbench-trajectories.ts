@@ -17,6 +17,7 @@
 import type { Step } from "../../core/subject.js";
 import { stRuleId } from "../../engines/shield/import/st-webagentbench.js";
 import type { StPolicy, StTask, StVersion } from "../../engines/shield/import/st-webagentbench-schema.js";
+import { createRandom, hashSeed as hashSeedText } from "../../util/seeded-random.js";
 import type { TrajectoryHeader, TrajectoryRecord } from "../datasets/trajectories.js";
 import {
   judgeTrajectory,
@@ -32,25 +33,12 @@ export const ST_SUITE_NAME = "warden/st-webagentbench-trajectories";
 
 /* ------------------------------------------------------------------ randomness */
 
-/** Small deterministic PRNG (mulberry32). */
 function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return createRandom({ seed });
 }
 
 function hashSeed(...parts: Array<string | number>): number {
-  let h = 2166136261;
-  for (const ch of parts.join("|")) {
-    h ^= ch.charCodeAt(0);
-    h = Math.imul(h, 16777619);
-  }
-  return h >>> 0;
+  return hashSeedText({ text: parts.join("|") });
 }
 
 function pick<T>(rng: () => number, items: readonly T[]): T {

@@ -15,12 +15,12 @@ import { type TrajectoryMetrics, trajectoryMetrics } from "../../bench/metrics.j
 import { WardenError } from "../../core/errors.js";
 import type { Policy } from "../../core/policy.js";
 import { stableStringify } from "../../engines/shield/import/stable-json.js";
-import { createRandom } from "../../engines/shield/mln/seeded-random.js";
 import { runShieldOnTrajectory } from "../../engines/shield/runtime/run-shield-on-trajectory.js";
 import { createShieldEngine } from "../../engines/shield/runtime/shield-engine.js";
 import { examplesFromRecords, recordContext } from "../../engines/shield/train/labelled-steps.js";
 import { trainWeights } from "../../engines/shield/train/train-weights.js";
 import { loadPolicy } from "../../policies/load-policy.js";
+import { createRandom } from "../../util/seeded-random.js";
 
 interface TrainOptions {
   aspm: string;

@@ -1,4 +1,6 @@
 /** The shield's Markov-logic decision: score difference of μ+ and μ−, marginalising open predicates. */
+
+export { createRandom, hashSeed } from "../../../util/seeded-random.js";
 export {
   decideMln,
   type MlnOptions,
@@ -11,4 +13,3 @@ export {
   prepareMln,
   solveMln,
 } from "./mln-decision.js";
-export { createRandom, hashSeed } from "./seeded-random.js";

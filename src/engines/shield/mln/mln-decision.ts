@@ -34,7 +34,7 @@
  * weights, so training can re-solve without re-running the monitors.
  */
 import { WardenError } from "../../../core/errors.js";
-import { createRandom, hashSeed } from "./seeded-random.js";
+import { createRandom, hashSeed } from "../../../util/seeded-random.js";
 
 export type MlnWorld = Readonly<Record<string, boolean>>;
 

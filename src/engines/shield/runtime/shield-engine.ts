@@ -23,9 +23,9 @@ import { type Step, StepSchema, type Subject } from "../../../core/subject.js";
 import { parseWith } from "../../../core/validate.js";
 import type { ModelClient } from "../../../llm/model.js";
 import type { Store } from "../../../store/store.js";
+import { hashSeed } from "../../../util/seeded-random.js";
 import type { CheckOptions, Engine } from "../../engine.js";
 import { createDetectorRegistry, type DetectorRegistry } from "../detectors/registry.js";
-import { hashSeed } from "../mln/seeded-random.js";
 import { compileShieldPolicy } from "./compiled-shield-policy.js";
 import { scopesFromContext } from "./rule-scope.js";
 import {

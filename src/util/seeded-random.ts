@@ -1,4 +1,8 @@
-/** A small deterministic PRNG (mulberry32) and a string hash to derive seeds: sampling is reproducible. */
+/**
+ * The one deterministic PRNG (mulberry32) and string hash (FNV-1a) of Warden: seeded sampling in the
+ * shield, seeded benchmark order, generated suites and synthetic data all draw from here, so a seed means
+ * the same thing everywhere.
+ */
 
 export function createRandom(options: { seed: number }): () => number {
   let a = options.seed >>> 0;
