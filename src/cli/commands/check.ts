@@ -13,6 +13,7 @@ import type { GuardService } from "../../runtime/guard-service.js";
 import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-guard-service.js";
 import { exitCodeForDecision } from "../exit-codes.js";
 import { formatDecision } from "../format-decision.js";
+import { addGuardOptions } from "../guard-options.js";
 import { readJsonInput, readTextInput } from "../read-input.js";
 
 const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).extend({
@@ -26,16 +27,11 @@ const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).ex
   allSteps: z.boolean().default(false),
 });
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
 export function registerCheckCommand(options: { program: Command }): void {
-  options.program
+  const command = options.program
     .command("check")
-    .description("Decide whether an agent's input and output (or trajectory) satisfy a policy")
-    .requiredOption(
-      "--policy <name|file>",
-      "bundled policy name (eicu-ac, mind2web-sc, mcp-tools) or a policy file/directory",
-    )
+    .description("Decide whether an agent's input and output (or trajectory) satisfy a policy");
+  addGuardOptions({ command, policy: "one" })
     .option("--input <file|->", "the agent input (I_i): a file, or - for stdin")
     .option("--output <file>", "the agent output log (I_o): a file")
     .option("--subject <file|json>", "a whole subject as JSON: {input, output, trajectory?, context?}")
@@ -44,25 +40,6 @@ export function registerCheckCommand(options: { program: Command }): void {
       "the agent's steps so far (JSON array or JSON Lines); the last step is decided",
     )
     .option("--context <json>", 'structured facts the caller knows, e.g. \'{"identity":"nursing"}\'')
-    .option("--engine <engine>", `auto | compiled | guardagent | baseline | shield`, "auto")
-    .option(
-      "--model <provider:model-id>",
-      "openai:…, anthropic:…, openai-compatible:…, ollama:…, local:/path/model.gguf",
-    )
-    .option("--base-url <url>", "the model server's base URL (needed for openai-compatible)")
-    .option("--timeout-ms <ms>", "time limit of each model request", (v) => Number(v))
-    .option("--shots <k>", "number of demonstrations retrieved from memory")
-    .option("--retrieval <order>", "most | least similar demonstrations", "most")
-    .option("--debug-rounds <n>", "debugging rounds when the guardrail code fails (default 3)")
-    .option("--no-toolbox", "hide the toolbox functions from code generation (ablation)")
-    .option("--no-memory", "use no demonstrations (ablation)")
-    .option("--tools <file>", "extra toolbox functions (JavaScript or JSON/YAML); repeatable", collect)
-    .option("--demos <file>", "extra demonstrations for memory; repeatable", collect)
-    .option("--store <path>", "memory database (default $WARDEN_STORE or ~/.local/state/warden/warden.db)")
-    .option("--learn <mode>", "off | successful | correct-only", "successful")
-    .option("--cassette <file>", "record model calls to / replay them from this file")
-    .option("--cassette-mode <mode>", "record | replay | auto", "auto")
-    .option("--fail-open", "allow (and say so) when the check cannot be completed; the default is to deny")
     .option(
       "--all-steps",
       "with --trajectory and the shield engine: guard every step in order and judge the end, as if the agent had been shielded from the start",

@@ -13,8 +13,8 @@ import { createGuardedMcpProxy } from "../../mcp/guarded-mcp-proxy.js";
 import { createWardenMcpServer } from "../../mcp/warden-mcp-server.js";
 import { openGuardService } from "../../runtime/open-guard-service.js";
 import { createServerLogger } from "../../server/request-log.js";
+import { addGuardOptions, guardOptionsFrom, untilStopped } from "../guard-options.js";
 import { readJsonInput } from "../read-input.js";
-import { addGuardOptions, guardOptionsFrom, untilStopped } from "./serve.js";
 
 const LogLevelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
 
