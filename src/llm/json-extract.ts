@@ -3,6 +3,7 @@
  * blocks even when told not to; rather than fail the check, take the JSON the reply contains and let
  * schema validation (and a re-ask) judge it.
  */
+import { matchingBracketEnd } from "../util/json-brackets.js";
 
 export type JsonExtraction = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -20,35 +21,13 @@ function tryParse(text: string): { ok: true; value: unknown } | undefined {
   }
 }
 
-/** Index just past the bracket that closes the one at `start`, skipping strings; -1 when unbalanced. */
-function matchingEnd(text: string, start: number): number {
-  const stack: string[] = [];
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === "\\") i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === "{") stack.push("}");
-    else if (ch === "[") stack.push("]");
-    else if (ch === "}" || ch === "]") {
-      if (stack.pop() !== ch) return -1;
-      if (stack.length === 0) return i + 1;
-    }
-  }
-  return -1;
-}
-
 /** The first balanced object/array in the text that parses, scanning left to right (so the outermost). */
 function scanForJson(text: string): { ok: true; value: unknown } | undefined {
   let tried = 0;
   for (let i = 0; i < text.length && tried < MAX_CANDIDATES; i++) {
     const ch = text[i];
     if (ch !== "{" && ch !== "[") continue;
-    const end = matchingEnd(text, i);
+    const end = matchingBracketEnd({ text, start: i });
     if (end < 0) continue;
     tried++;
     const parsed = tryParse(text.slice(i, end));
@@ -70,7 +49,7 @@ export function extractJson(options: { text: string }): JsonExtraction {
   const scanned = scanForJson(text);
   if (scanned) return scanned;
   const start = text.search(/[[{]/);
-  if (start >= 0 && matchingEnd(text, start) < 0) {
+  if (start >= 0 && matchingBracketEnd({ text, start }) < 0) {
     return { ok: false, error: "the JSON in the reply is incomplete (cut off or unbalanced brackets)" };
   }
   return { ok: false, error: "the reply contains no parseable JSON object or array" };

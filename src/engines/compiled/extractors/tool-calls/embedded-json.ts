@@ -3,6 +3,7 @@
  * calls a model wrote as text can be read like structured ones. Bounded: long or brace-heavy text costs
  * a capped number of attempts.
  */
+import { matchingBracketEnd } from "../../../../util/json-brackets.js";
 
 export interface EmbeddedJson {
   value: unknown;
@@ -18,27 +19,6 @@ export interface EmbeddedJsonScan {
 
 const MAX_ATTEMPTS = 2_000;
 
-/** End index (exclusive) of the balanced bracket group opening at `start`, honouring JSON strings. */
-function balancedEnd(text: string, start: number): number {
-  const stack: string[] = [];
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === "\\") i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === "{" || ch === "[") stack.push(ch === "{" ? "}" : "]");
-    else if (ch === "}" || ch === "]") {
-      if (stack.pop() !== ch) return -1;
-      if (stack.length === 0) return i + 1;
-    }
-  }
-  return -1;
-}
-
 export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
   const { text } = options;
   const values: EmbeddedJson[] = [];
@@ -48,7 +28,7 @@ export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
     const ch = text[i];
     if (ch !== "{" && ch !== "[") continue;
     attempts++;
-    const end = balancedEnd(text, i);
+    const end = matchingBracketEnd({ text, start: i });
     if (end === -1) {
       if (ch === "{" && unparsed.length < 20) unparsed.push(text.slice(i, Math.min(text.length, i + 200)));
       continue;
