@@ -126,31 +126,43 @@ export function summarise(options: {
       Math.round((10000 * withAttempts.filter((r) => r.executableAfterDebug).length) / withAttempts.length) /
       100;
   }
-  const llmCalls = rows.reduce((n, r) => n + r.cost.llmCalls, 0);
-  const ms = rows.map((r) => r.cost.ms);
   const words = rows.filter((r) => r.promptWords !== undefined);
   if (words.length > 0)
     metrics.promptWordsPerCheck = Math.round(
       words.reduce((n, r) => n + (r.promptWords ?? 0), 0) / words.length,
     );
-  const round = (x: number) => Math.round(x * 1000) / 1000;
   return {
     dataset: options.dataset,
     engine: options.engine,
     model: options.model,
     n: rows.length,
     metrics,
-    cost: {
-      llmCalls,
-      llmCallsPerCheck: rows.length ? round(llmCalls / rows.length) : 0,
-      inputTokens: rows.reduce((n, r) => n + r.cost.inputTokens, 0),
-      outputTokens: rows.reduce((n, r) => n + r.cost.outputTokens, 0),
-      msPerCheck: { p50: round(percentile(ms, 50)), p95: round(percentile(ms, 95)) },
-    },
-    failures: rows
-      .filter((r) => r.failure)
-      .map((r) => ({ id: r.id, code: r.failure!.code, message: r.failure!.message })),
+    cost: costSummary({ rows }),
+    failures: failureList({ rows }),
   };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Cost of a run: LLM calls and tokens in all and per check, time per check p50/p95. */
+export function costSummary(options: { rows: readonly BenchRow[] }): BenchSummary["cost"] {
+  const { rows } = options;
+  const llmCalls = rows.reduce((n, r) => n + r.cost.llmCalls, 0);
+  const ms = rows.map((r) => r.cost.ms);
+  return {
+    llmCalls,
+    llmCallsPerCheck: rows.length ? round3(llmCalls / rows.length) : 0,
+    inputTokens: rows.reduce((n, r) => n + r.cost.inputTokens, 0),
+    outputTokens: rows.reduce((n, r) => n + r.cost.outputTokens, 0),
+    msPerCheck: { p50: round3(percentile(ms, 50)), p95: round3(percentile(ms, 95)) },
+  };
+}
+
+/** Every case that did not reach a decision by evaluating the policy, with why. */
+export function failureList(options: { rows: readonly BenchRow[] }): BenchSummary["failures"] {
+  return options.rows
+    .filter((r) => r.failure)
+    .map((r) => ({ id: r.id, code: r.failure!.code, message: r.failure!.message }));
 }
 
 export async function runBenchmark(o: BenchmarkOptions): Promise<BenchmarkResult> {

@@ -16,7 +16,7 @@ import type { BenchRow, BenchSummary } from "./bench-types.js";
 import { loadStWebAgentBench } from "./datasets/st-webagentbench.js";
 import type { TrajectoryRecord } from "./datasets/trajectories.js";
 import { percentile, trajectoryMetrics } from "./metrics.js";
-import type { BenchmarkOptions, BenchmarkResult } from "./run-benchmark.js";
+import { type BenchmarkOptions, type BenchmarkResult, costSummary, failureList } from "./run-benchmark.js";
 import { runInfo } from "./run-info.js";
 import { runCases } from "./runner.js";
 import { buildStWebAgentBenchSuite } from "./suites/st-webagentbench-trajectories.js";
@@ -144,26 +144,20 @@ export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<Bench
       reported: (r.notes?.reported as string[]) ?? [],
     })),
   });
-  const ms = rows.map((r) => r.cost.ms);
   const stepMs = rows.map((r) => Number(r.notes?.stepMsP50 ?? 0));
-  const llmCalls = rows.reduce((n, r) => n + r.cost.llmCalls, 0);
-  const round = (x: number) => Math.round(x * 1000) / 1000;
   const summary: BenchSummary = {
     dataset: "st-webagentbench",
     engine: "shield",
     model: o.model?.id ?? null,
     n: rows.length,
-    metrics: { ACC: tm.ACC, FPR: tm.FPR, ARR: tm.ARR, msPerStepP50: round(percentile(stepMs, 50)) },
-    cost: {
-      llmCalls,
-      llmCallsPerCheck: rows.length ? round(llmCalls / rows.length) : 0,
-      inputTokens: rows.reduce((n, r) => n + r.cost.inputTokens, 0),
-      outputTokens: rows.reduce((n, r) => n + r.cost.outputTokens, 0),
-      msPerCheck: { p50: round(percentile(ms, 50)), p95: round(percentile(ms, 95)) },
+    metrics: {
+      ACC: tm.ACC,
+      FPR: tm.FPR,
+      ARR: tm.ARR,
+      msPerStepP50: Math.round(percentile(stepMs, 50) * 1000) / 1000,
     },
-    failures: rows
-      .filter((r) => r.failure)
-      .map((r) => ({ id: r.id, code: r.failure!.code, message: r.failure!.message })),
+    cost: costSummary({ rows }),
+    failures: failureList({ rows }),
   };
   const source = `${dataset.file} (${dataset.version}): OUR OWN trajectory suite generated from the benchmark's ${dataset.tasks.length} tasks and ${dataset.policies} policies (suite seed ${SUITE_SEED}); labels by construction`;
   if (o.out) {
