@@ -11,6 +11,8 @@ export default defineConfig({
     "sandbox/quickjs-worker": "src/sandbox/quickjs-worker.ts",
   },
   format: "esm",
+  // Plain .js/.d.ts names: the package is "type": "module" and its exports map points at them.
+  fixedExtension: false,
   platform: "node",
   target: "node20",
   dts: true,
