@@ -1,7 +1,7 @@
 /**
- * The one place CLI exit codes are decided: 0 allow, 1 deny, 2 usage or internal error.
+ * The one place CLI exit codes are decided: 0 allow, 1 deny (or ask: a human must confirm), 2 usage or
+ * internal error. Every error is a 2 — the message on stderr names its code and says which it was.
  */
-import { isWardenError } from "../core/errors.js";
 
 export const EXIT_ALLOW = 0;
 export const EXIT_DENY = 1;
@@ -11,8 +11,6 @@ export function exitCodeForDecision(options: { allowed: boolean }): number {
   return options.allowed ? EXIT_ALLOW : EXIT_DENY;
 }
 
-/** Every error is a usage or internal error (2); the message says which. */
-export function exitCodeForError(options: { error: unknown }): number {
-  void isWardenError(options.error);
+export function exitCodeForError(_options: { error: unknown }): number {
   return EXIT_ERROR;
 }

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { WardenError } from "../core/errors.js";
 
 let cached: string | undefined;
 
@@ -24,7 +25,12 @@ export function packageRoot(): string {
       }
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error("warden: cannot find the package root (package.json named warden)");
+    if (parent === dir) {
+      throw new WardenError({
+        code: "INTERNAL",
+        message: "cannot find the package root (package.json named warden)",
+      });
+    }
     dir = parent;
   }
 }

@@ -10,6 +10,7 @@ import type { BenchSummary } from "../../bench/bench-types.js";
 import { compareRuns, formatComparison } from "../../bench/compare-runs.js";
 import { DATASETS, runBenchmark } from "../../bench/run-benchmark.js";
 import { runTrajectoryBenchmark } from "../../bench/run-trajectory-benchmark.js";
+import { WardenError } from "../../core/errors.js";
 import { parseWith } from "../../core/validate.js";
 import { ENGINE_NAMES } from "../../runtime/create-engine.js";
 import { ModelOptionsSchema, modelFromOptions } from "../../runtime/model-options.js";
@@ -134,7 +135,8 @@ export function registerBenchCommand(options: { program: Command }): void {
           ...(o.note ? { note: o.note } : {}),
         };
         if (o.ablation) {
-          if (!o.out) throw new Error("--ablation needs --out <dir>");
+          if (!o.out)
+            throw new WardenError({ code: "INVALID_INPUT", message: "--ablation needs --out <dir>" });
           const { variants, chart } = await runAblation({
             base: { ...base, out: o.out },
             ablation: o.ablation,
