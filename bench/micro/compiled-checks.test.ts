@@ -21,6 +21,11 @@ describe.skipIf(!present)(
       expect(result.usPerCheck.p95).toBeGreaterThanOrEqual(result.usPerCheck.p50);
       expect(result.bestPassUsPerCheck).toBeGreaterThan(0);
       expect(result.stages?.extraction).toBeGreaterThan(0);
+      expect(result.stages?.generalExtraction).toBeGreaterThan(0);
+      // Most EICU-AC programs are of the shapes the extractor's fast path reads.
+      expect(result.fastPath.records).toBeLessThanOrEqual(result.records);
+      expect(result.fastPath.share).toBeGreaterThan(0.5);
+      expect(result.stages?.fastPath).toBeGreaterThan(0);
     }, 60_000);
   },
 );

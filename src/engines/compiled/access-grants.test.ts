@@ -61,6 +61,37 @@ describe("checkCompiledAccess", () => {
     );
   });
 
+  it("answers as checkAccess on names that are already keys, the extractors' usual output (property)", () => {
+    // Mostly trimmed lower-case names (checkCompiledAccess's quick path), a few that are not.
+    const key = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.constantFrom("lab", "patient", "cost", "labname", "age", "uniquepid", "*", "__proto__"),
+      },
+      { weight: 1, arbitrary: fc.constantFrom("Lab", " age", "x y", "", "constructor", "é") },
+    );
+    const columns = fc.oneof(fc.array(key, { maxLength: 5 }), fc.constant("*" as const));
+    const map = fc.array(fc.tuple(key, columns), { maxLength: 5 }).map((entries) => {
+      const out: Record<string, string[] | string> = {};
+      for (const [table, list] of entries) {
+        Object.defineProperty(out, table, {
+          value: list,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    });
+    fc.assert(
+      fc.property(map, map, (allowed, needed) => {
+        const fast = outcome(() => checkCompiledAccess({ grants: compileAccessGrants({ allowed }), needed }));
+        expect(fast).toEqual(outcome(() => checkAccess({ allowed, needed })));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("reports a bad column list by its field, as checkAccess does", () => {
     const grants = compileAccessGrants({ allowed: { lab: ["labname"] } });
     const needed = { lab: ["labname"], cost: 3 } as unknown as Record<string, string[]>;

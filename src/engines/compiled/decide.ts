@@ -6,17 +6,28 @@
 import type { Violation } from "../../core/decision.js";
 import type { Effect } from "../../core/policy.js";
 import { checkRule } from "../../toolbox/builtins/check-rule.js";
-import { formatInaccessible } from "../common/violations-from-reasons.js";
 import { checkCompiledAccess } from "./access-grants.js";
 import type { CompiledPolicy } from "./compiled-policy.js";
 import type { CompiledFacts } from "./extract-facts.js";
-import { matchToolRule } from "./extractors/tool-calls/index.js";
+import { matchToolRule, type ToolCall } from "./extractors/tool-calls/index.js";
 
 export interface CompiledVerdict {
   effect: Effect;
   violations: Violation[];
   /** Why it was allowed, when it was. */
   reasons: string[];
+}
+
+const NO_CALLS: readonly ToolCall[] = [];
+
+/** formatInaccessible's text ("table (a, b); other (c)"), built without the intermediate arrays. */
+function describeInaccessible(inaccessible: Record<string, string[]>): string {
+  let out = "";
+  for (const table of Object.keys(inaccessible)) {
+    if (out !== "") out += "; ";
+    out += `${table} (${inaccessible[table]!.join(", ")})`;
+  }
+  return out;
 }
 
 export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts }): CompiledVerdict {
@@ -42,7 +53,7 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
       if (result.denied) {
         violations.push({
           ruleId: entry.rule.id,
-          message: `Access denied: the ${entry.rule.role} role may not read ${formatInaccessible(result.inaccessible)}`,
+          message: `Access denied: the ${entry.rule.role} role may not read ${describeInaccessible(result.inaccessible)}`,
           ...(entry.rule.source ? { source: entry.rule.source } : {}),
           details: { role: entry.rule.role, inaccessible: result.inaccessible },
         });
@@ -80,7 +91,7 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
     if (applicable.size === 0) reasons.push("the task falls under no restricted category");
   }
 
-  for (const call of facts.toolCalls ?? []) {
+  for (const call of facts.toolCalls ?? NO_CALLS) {
     const match = matchToolRule({ rules: compiled.toolRules, call, default: compiled.toolDefault });
     const ruleId = match.rule?.id ?? "tool.default";
     const message =
@@ -96,7 +107,9 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
     else reasons.push(match.reason);
   }
 
-  if (violations.length > 0) return { effect: "deny", violations: [...violations, ...asks], reasons };
+  if (violations.length > 0) {
+    return { effect: "deny", violations: asks.length > 0 ? [...violations, ...asks] : violations, reasons };
+  }
   if (asks.length > 0) return { effect: "ask", violations: asks, reasons };
   return { effect: "allow", violations: [], reasons };
 }

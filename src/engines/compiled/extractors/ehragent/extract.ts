@@ -1,10 +1,12 @@
 /**
  * The EHRAgent fact extractor: from the Python code EHRAgent generated, the tables and columns it reads.
- * Parses the code (py-parser.ts) and runs the abstract interpreter (interpreter.ts) against the database
- * schema. Confidence is "high" only when the code parsed and every read was resolved; otherwise "low", so
- * that an `auto` engine can fall back to a model. Never throws.
+ * The fast path (fast-path.ts) reads the shapes EHRAgent writes most in one pass; anything else is parsed
+ * (py-parser.ts) and run through the abstract interpreter (interpreter.ts) against the database schema,
+ * with the same answer either way. Confidence is "high" only when the code parsed and every read was
+ * resolved; otherwise "low", so that an `auto` engine can fall back to a model. Never throws.
  */
 import { toWardenError } from "../../../../core/errors.js";
+import { fastEhrAgentAccess } from "./fast-path.js";
 import { interpretModule } from "./interpreter.js";
 import { parsePython } from "./py-parser.js";
 import { type DatabaseSchema, EICU_SCHEMA, isNormalizedSchema, normalizeSchema } from "./schema.js";
@@ -30,6 +32,21 @@ function failed(errors: string[]): EhrAgentAccess {
 
 /** Tables and columns read by EHRAgent code. `schema` defaults to the eICU schema of EICU-AC. */
 export function extractEhrAgentAccess(options: { code: string; schema?: DatabaseSchema }): EhrAgentAccess {
+  return extract(options, true);
+}
+
+/**
+ * The same extraction without the fast path: always the tokenizer, parser and abstract interpreter. For
+ * tests and benchmarks that hold the fast path to the general one.
+ */
+export function extractEhrAgentAccessGeneral(options: {
+  code: string;
+  schema?: DatabaseSchema;
+}): EhrAgentAccess {
+  return extract(options, false);
+}
+
+function extract(options: { code: string; schema?: DatabaseSchema }, fast: boolean): EhrAgentAccess {
   const given: { code?: unknown; schema?: unknown } =
     typeof options === "object" && options !== null ? options : {};
   // A typeof check, not a zod schema: this runs on every check, and the only field is one string.
@@ -46,8 +63,14 @@ export function extractEhrAgentAccess(options: { code: string; schema?: Database
     }
   }
   const code = given.code;
-  // /\S/ finds what trim() would keep, without copying the code.
-  if (!/\S/.test(code)) return failed(["code: the generated code is empty"]);
+  // /\S/ finds what trim() would keep, without copying the code (a first character above " " that is
+  // not white space answers at once: the usual case).
+  const first = code.charCodeAt(0);
+  if (!(first > 32 && first < 127) && !/\S/.test(code)) return failed(["code: the generated code is empty"]);
+  if (fast) {
+    const quick = fastEhrAgentAccess({ code, schema });
+    if (quick !== null) return quick;
+  }
   let module: ReturnType<typeof parsePython>;
   try {
     module = parsePython({ source: code });

@@ -5,7 +5,8 @@ export {
   DISAGREEMENT_CAUSES,
   type DisagreementCause,
 } from "./disagreement.js";
-export { type EhrAgentAccess, extractEhrAgentAccess } from "./extract.js";
+export { type EhrAgentAccess, extractEhrAgentAccess, extractEhrAgentAccessGeneral } from "./extract.js";
+export { fastEhrAgentAccess } from "./fast-path.js";
 export {
   decodeCell,
   type EhrAgentCodeBlock,

@@ -29,7 +29,7 @@ const IDENTIFIERS = new RegExp(IDENT, "g");
 // `^\s*(IDENT)\s*(?:>=|<=|!=|<>|==|=|>|<)` and `^(IDENT)$`.
 
 /** `\s` of a JavaScript regex: WhiteSpace and LineTerminator. */
-function isRegexSpace(c: number): boolean {
+export function isRegexSpace(c: number): boolean {
   return (
     c === 32 ||
     (c >= 9 && c <= 13) ||

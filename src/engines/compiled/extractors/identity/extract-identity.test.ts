@@ -126,6 +126,35 @@ describe("extractIdentity", () => {
   });
 });
 
+describe("extractIdentity with the role in the context", () => {
+  it("does not need text that can hold no attributes: the answer is the context's (property)", () => {
+    // Text with neither "{" nor "user" holds no attribute line and no bare dict (see parseText).
+    const line = fc.oneof(
+      fc.constantFrom("Identity: nursing", "Role: physician", "role = admin", "Question: what is x?", ""),
+      fc.string({ maxLength: 40 }).filter((text) => !text.includes("{") && !/user/i.test(text)),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 5 }),
+        fc.constantFrom("general administration", " Nursing "),
+        (lines, role) => {
+          const context = { identity: role };
+          expect(extractIdentity({ input: lines.join("\n"), context })).toEqual(
+            extractIdentity({ input: "", context }),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("still reads attributes from the text when the context has none", () => {
+    const r = extractIdentity({ input: "user_info: age: 43\nIdentity: x", context: { identity: "nursing" } });
+    expect(r.role).toBe("nursing");
+    expect(r.attributes).toEqual({ age: 43 });
+  });
+});
+
 describe("identity normalisers", () => {
   it("normalise roles, keys and values", () => {
     expect(normalizeRole({ role: "  'General   Administration'. " })).toBe("general administration");

@@ -24,6 +24,8 @@ const ATTRIBUTE_LINE =
   /^[ \t]*(?:user[ \t_-]*(?:info(?:rmation)?|attributes|profile)|user_info)[ \t]*[:=][ \t]*(.*?)[ \t]*$/i;
 
 const NORMAL_ROLE = /^[a-z]+(?: [a-z]+)*$/;
+/** What every attribute line holds (see parseText). */
+const USER_WORD = /user/i;
 
 /** "General  Administration " -> "general administration"; quotes and a final period go. */
 export function normalizeRole(options: { role: string }): string {
@@ -185,7 +187,7 @@ function parseText(input: string): TextFacts {
   const blocks: Parsed[] = [];
   // Every attribute line starts with "user" and every bare dict with "{": text with neither (an
   // EICU-AC input) needs only the role lines looked at.
-  const mayHoldAttributes = input.includes("{") || /user/i.test(input);
+  const mayHoldAttributes = input.includes("{") || USER_WORD.test(input);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const role = ROLE_LINE.exec(line);
@@ -294,7 +296,10 @@ export function extractIdentity(options: { input?: unknown; context?: unknown })
   const input = typeof options.input === "string" ? options.input : "";
   if (options.input !== undefined && typeof options.input !== "string")
     notes.reasons.push("the input is not text");
-  const needText = ctxRole === undefined || !ctxHasAttributes;
+  // With the role from the context, the text matters only for attributes, and text that may hold none
+  // (no "{", no "user": see parseText) gives no attributes and no problems: it need not be read at all.
+  const needText =
+    ctxRole === undefined || (!ctxHasAttributes && (input.includes("{") || USER_WORD.test(input)));
   const text = needText ? parseText(input) : undefined;
 
   let role = ctxRole;
