@@ -19,6 +19,13 @@ describe.skipIf(!present)(
       expect(Object.values(result.verdicts).reduce((a, b) => a + b, 0)).toBe(result.records);
       expect(result.checksPerSecondPerCore).toBe(result.checksPerSecond);
       expect(result.usPerCheck.p95).toBeGreaterThanOrEqual(result.usPerCheck.p50);
+      // Latency is sampled on its own passes (every 8th), apart from the throughput passes.
+      expect(result.sampledChecks).toBeGreaterThanOrEqual(result.records);
+      expect(result.sampledChecks % result.records).toBe(0);
+      expect(result.usPerCheck.mean).toBeGreaterThan(0);
+      // The headline is the mean over the throughput passes: never faster than the fastest of them.
+      expect(result.meanPassUsPerCheck).toBeGreaterThanOrEqual(result.bestPassUsPerCheck);
+      expect(Math.abs((result.checksPerSecond * result.meanPassUsPerCheck) / 1e6 - 1)).toBeLessThan(0.01);
       expect(result.bestPassUsPerCheck).toBeGreaterThan(0);
       expect(result.stages?.extraction).toBeGreaterThan(0);
       expect(result.stages?.generalExtraction).toBeGreaterThan(0);

@@ -105,8 +105,27 @@ interface DecisionBase {
   trace?: Trace;
 }
 
+/**
+ * A Decision from its fields, keys in this order, `policy` and `trace` left out when not given. One
+ * object literal per combination rather than spreads: each is built in its final shape in one step,
+ * which counts on the compiled engine's path (a few microseconds per check).
+ */
+function decisionOf(
+  fields: Omit<Decision, "policy" | "trace" | "failure"> & Pick<DecisionBase, "policy" | "trace">,
+): Decision {
+  const { allowed, label, verdict, violations, explanation, output, engine, policy, cost, trace } = fields;
+  if (policy) {
+    return trace
+      ? { allowed, label, verdict, violations, explanation, output, engine, policy, cost, trace }
+      : { allowed, label, verdict, violations, explanation, output, engine, policy, cost };
+  }
+  return trace
+    ? { allowed, label, verdict, violations, explanation, output, engine, cost, trace }
+    : { allowed, label, verdict, violations, explanation, output, engine, cost };
+}
+
 export function allowDecision(options: DecisionBase & { output: unknown; explanation?: string }): Decision {
-  return {
+  return decisionOf({
     allowed: true,
     label: 0,
     verdict: "allow",
@@ -114,31 +133,30 @@ export function allowDecision(options: DecisionBase & { output: unknown; explana
     explanation: options.explanation ?? "No rule of the policy is violated.",
     output: options.output,
     engine: options.engine,
-    ...(options.policy ? { policy: options.policy } : {}),
+    policy: options.policy,
     cost: options.cost ?? zeroCost(),
-    ...(options.trace ? { trace: options.trace } : {}),
-  };
+    trace: options.trace,
+  });
 }
 
 export function denyDecision(
   options: DecisionBase & { violations: Violation[]; explanation?: string; verdict?: "deny" | "ask" },
 ): Decision {
-  return {
+  const { violations } = options;
+  return decisionOf({
     allowed: false,
     label: 1,
     verdict: options.verdict ?? "deny",
-    violations: options.violations,
+    violations,
     explanation:
       options.explanation ??
-      (options.violations.length > 0
-        ? options.violations.map((v) => v.message).join("; ")
-        : "The policy is violated."),
+      (violations.length > 0 ? violations.map((v) => v.message).join("; ") : "The policy is violated."),
     output: null,
     engine: options.engine,
-    ...(options.policy ? { policy: options.policy } : {}),
+    policy: options.policy,
     cost: options.cost ?? zeroCost(),
-    ...(options.trace ? { trace: options.trace } : {}),
-  };
+    trace: options.trace,
+  });
 }
 
 /**

@@ -14,7 +14,7 @@ import { isCompiled, type Policy, policyRef } from "../../core/policy.js";
 import type { Subject } from "../../core/subject.js";
 import { agentAnswer } from "../common/agent-answer.js";
 import type { CheckOptions, Engine } from "../engine.js";
-import { compilePolicyRules } from "./compiled-policy.js";
+import { type CompiledPolicy, compilePolicyRules } from "./compiled-policy.js";
 import { decide } from "./decide.js";
 import { type CompiledFacts, extractFacts } from "./extract-facts.js";
 
@@ -32,12 +32,25 @@ export interface CompiledEngine extends Engine {
 
 /** The facts as the trace shows them; built key by key rather than from spreads (it runs per check). */
 function factsForTrace(facts: CompiledFacts): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (facts.identity) {
-    out.role = facts.identity.role ?? null;
-    out.attributes = facts.identity.attributes;
+  const { identity, resources } = facts;
+  // The usual facts of an access policy (EICU-AC): identity and resources only. One literal, in the
+  // key order the general case gives, is built in its final shape at once.
+  if (
+    identity &&
+    resources &&
+    facts.task === undefined &&
+    !facts.categories &&
+    !facts.toolCalls &&
+    facts.missing.length === 0
+  ) {
+    return { role: identity.role ?? null, attributes: identity.attributes, resources };
   }
-  if (facts.resources) out.resources = facts.resources;
+  const out: Record<string, unknown> = {};
+  if (identity) {
+    out.role = identity.role ?? null;
+    out.attributes = identity.attributes;
+  }
+  if (resources) out.resources = resources;
   if (facts.task !== undefined) out.task = facts.task;
   if (facts.categories) {
     out.categories = facts.categories.categories.map((c) => ({
@@ -61,18 +74,21 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
   const name = "compiled";
   const failMode = options.failMode ?? "closed";
 
-  function decideFacts(o: {
-    policy: Policy;
-    subject: Subject;
-    facts: CompiledFacts;
-    started?: number;
-  }): Decision {
-    const started = o.started ?? performance.now();
-    const compiled = compilePolicyRules({ policy: o.policy });
-    const verdict = decide({ compiled, facts: o.facts });
-    const trace = o.facts.notes.length
-      ? { attempts: [], facts: factsForTrace(o.facts), notes: o.facts.notes }
-      : { attempts: [], facts: factsForTrace(o.facts) };
+  /**
+   * decideFacts with the policy already compiled (check has it at hand: one cache lookup less per
+   * check). Private, so plain parameters rather than an options object.
+   */
+  function decideCompiled(
+    compiled: CompiledPolicy,
+    subject: Subject,
+    facts: CompiledFacts,
+    started: number,
+  ): Decision {
+    const policy = compiled.policy;
+    const verdict = decide({ compiled, facts });
+    const trace = facts.notes.length
+      ? { attempts: [], facts: factsForTrace(facts), notes: facts.notes }
+      : { attempts: [], facts: factsForTrace(facts) };
     // The cost object goes into the decision as it is built and gets its time last, which saves
     // copying the whole decision to set one field.
     const cost = modelFreeCost();
@@ -80,17 +96,17 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
       verdict.effect === "allow"
         ? allowDecision({
             engine: name,
-            policy: policyRef(o.policy),
+            policy: policyRef(policy),
             trace,
             cost,
-            output: agentAnswer({ policy: o.policy, subject: o.subject }),
+            output: agentAnswer({ policy, subject }),
             explanation: verdict.reasons.length
               ? `Allowed: ${verdict.reasons.join("; ")}.`
               : "No rule of the policy applies.",
           })
         : denyDecision({
             engine: name,
-            policy: policyRef(o.policy),
+            policy: policyRef(policy),
             trace,
             cost,
             violations: verdict.violations,
@@ -98,6 +114,16 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
           });
     cost.ms = performance.now() - started;
     return decision;
+  }
+
+  function decideFacts(o: {
+    policy: Policy;
+    subject: Subject;
+    facts: CompiledFacts;
+    started?: number;
+  }): Decision {
+    const started = o.started ?? performance.now();
+    return decideCompiled(compilePolicyRules({ policy: o.policy }), o.subject, o.facts, started);
   }
 
   return {
@@ -118,7 +144,8 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
           output: agentAnswer({ policy, subject }),
         });
       }
-      const facts = extractFacts({ compiled: compilePolicyRules({ policy }), subject });
+      const compiled = compilePolicyRules({ policy });
+      const facts = extractFacts({ compiled, subject });
       if (facts.missing.length > 0) {
         const cost = modelFreeCost();
         const d = failureDecision({
@@ -134,7 +161,7 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
         cost.ms = performance.now() - started;
         return d;
       }
-      return decideFacts({ policy, subject, facts, started });
+      return decideCompiled(compiled, subject, facts, started);
     },
   };
 }

@@ -32,9 +32,11 @@ function describeInaccessible(inaccessible: Record<string, string[]>): string {
 
 export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts }): CompiledVerdict {
   const { compiled, facts } = options;
-  const violations: Violation[] = [];
+  // The access rule is looked at first, so its violation or reason starts its list: that list is a
+  // one-element literal (push on an empty array reserves room for 16), the others are made empty after.
+  let violations: Violation[] | undefined;
+  let reasons: string[] | undefined;
   const asks: Violation[] = [];
-  const reasons: string[] = [];
 
   if (compiled.access) {
     const role = facts.identity?.role ?? "";
@@ -42,26 +44,29 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
     const needed = facts.resources ?? {};
     if (!entry) {
       if (compiled.access.unknownRole === "deny") {
-        violations.push({
-          ruleId: "access.unknown-role",
-          message: `Access denied: role "${role || "(none)"}" has no access rule, so it may read nothing`,
-          details: { role, inaccessible: needed },
-        });
-      } else reasons.push(`role "${role}" has no access rule; unknown roles are allowed`);
+        violations = [
+          {
+            ruleId: "access.unknown-role",
+            message: `Access denied: role "${role || "(none)"}" has no access rule, so it may read nothing`,
+            details: { role, inaccessible: needed },
+          },
+        ];
+      } else reasons = [`role "${role}" has no access rule; unknown roles are allowed`];
     } else {
       const result = checkCompiledAccess({ grants: entry.grants, needed });
       if (result.denied) {
-        violations.push({
-          ruleId: entry.rule.id,
-          message: `Access denied: the ${entry.rule.role} role may not read ${describeInaccessible(result.inaccessible)}`,
-          ...(entry.rule.source ? { source: entry.rule.source } : {}),
-          details: { role: entry.rule.role, inaccessible: result.inaccessible },
-        });
+        const { id: ruleId, role, source } = entry.rule;
+        const message = `Access denied: the ${role} role may not read ${describeInaccessible(result.inaccessible)}`;
+        const details = { role, inaccessible: result.inaccessible };
+        // Two literals rather than a spread: the violation is built in its final shape (same key order).
+        violations = [source ? { ruleId, message, source, details } : { ruleId, message, details }];
       } else {
-        reasons.push(`every table and column read is allowed for the ${entry.rule.role} role`);
+        reasons = [`every table and column read is allowed for the ${entry.rule.role} role`];
       }
     }
   }
+  violations ??= [];
+  reasons ??= [];
 
   if (compiled.attributeRules.length > 0 && facts.categories) {
     const applicable = new Set(facts.categories.categories.map((c) => c.ruleId));

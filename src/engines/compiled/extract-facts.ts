@@ -5,7 +5,7 @@
  */
 import type { Subject } from "../../core/subject.js";
 import type { CompiledPolicy } from "./compiled-policy.js";
-import { extractEhrAgentAccess, splitEhrAgentOutput } from "./extractors/ehragent/index.js";
+import { ehrAgentOutputCode, extractEhrAgentAccess } from "./extractors/ehragent/index.js";
 import { extractIdentity, type IdentityFacts } from "./extractors/identity/index.js";
 import type { ClassifyResult } from "./extractors/task-category/index.js";
 import { extractToolCalls, type ToolCall } from "./extractors/tool-calls/index.js";
@@ -64,9 +64,7 @@ export function extractFacts(options: { compiled: CompiledPolicy; subject: Subje
       facts.notes.push("tables and columns read were given in the context");
     } else {
       const code =
-        typeof context.code === "string"
-          ? context.code
-          : splitEhrAgentOutput({ output: subject.output })?.code;
+        typeof context.code === "string" ? context.code : ehrAgentOutputCode({ output: subject.output });
       if (!code || code.trim() === "") {
         facts.missing.push("the tables and columns the agent read (no generated code in its output)");
       } else {

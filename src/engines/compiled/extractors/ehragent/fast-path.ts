@@ -128,8 +128,12 @@ function rowsValue(kind: number, table: TableIndex): FastValue {
   return { kind, text: "", holes: false, table, num: null, exact: false, item: handleValue(ROW, table) };
 }
 
-/** Marks a hole in a string's text. A noncharacter: code that holds one is left to the general path. */
-const HOLE_CHAR = "\uffff";
+/**
+ * Marks a hole in a string's text. NUL: generated code never holds one (code that does is left to the
+ * general path), and being a one-byte character it keeps texts with holes one-byte strings, which
+ * V8 searches and compares faster than two-byte ones.
+ */
+const HOLE_CHAR = "\u0000";
 /** One hole object for every unknown stretch: hole origins show only in messages, and those give up. */
 const HOLE = hole("value only known at run time");
 
@@ -242,16 +246,18 @@ const LINE_TEMPLATE = new RegExp(
 
 /** Known names by text, for the names a line template captures. */
 const KNOWN_BY_NAME = new Map<string, number>(KNOWN_NAMES.map((name, index) => [name, index]));
-/** First character and length of every known name: most names are told apart from them without a lookup. */
-const KNOWN_SHAPES = new Set<number>(KNOWN_NAMES.map((name) => (name.charCodeAt(0) << 8) | name.length));
+/** First and last characters and length of a name: most names are told apart from the known ones by it. */
+function nameShape(name: string): number {
+  return (name.charCodeAt(0) << 16) | (name.charCodeAt(name.length - 1) << 8) | (name.length & 255);
+}
+
+/** The shape of every known name (only their lookup hashes the whole name). */
+const KNOWN_SHAPES = new Set<number>(KNOWN_NAMES.map(nameShape));
 
 /** KNOWN_BY_NAME.get(name), skipping the lookup for names no known name resembles. */
 function knownByName(name: string): number | undefined {
-  return KNOWN_SHAPES.has((name.charCodeAt(0) << 8) | name.length) ? KNOWN_BY_NAME.get(name) : undefined;
+  return KNOWN_SHAPES.has(nameShape(name)) ? KNOWN_BY_NAME.get(name) : undefined;
 }
-
-/** Characters whose code the fast path does not read: "\\" and HOLE_CHAR. */
-const NOT_READ = /[\\\uffff]/;
 
 /** The largest code the fast path reads; larger code could near the interpreter's step budget. */
 const MAX_CODE_LENGTH = 16_000;
@@ -276,11 +282,8 @@ interface TableIndex {
   columns: readonly string[];
   /** Column -> its slot in the reads array. */
   slots: ReadonlyMap<string, number>;
-  /**
-   * hashName(column) -> its slot, so that a column named in the code is found without copying it out;
-   * -1 where two columns share a hash.
-   */
-  slotByHash: ReadonlyMap<number, number>;
+  /** `slots` for the columns that are their own lower case (every column of a normalized schema). */
+  lowerSlots: ReadonlyMap<string, number>;
   /** Position among the tables in sorted order. */
   rank: number;
 }
@@ -297,12 +300,10 @@ interface SchemaIndex {
   plainTables: ReadonlyMap<string, TableIndex>;
   /** Tables in sorted order, each with its sorted columns and their first slot. */
   order: readonly { name: string; columns: readonly string[]; first: number }[];
-  /** Slot -> column name. */
-  slotNames: readonly string[];
   reads: Uint8Array;
   whole: Uint8Array;
-  /** The running check's variable ids by name (FastReader.varIds), cleared before each. */
-  varIds: Map<string, number>;
+  /** By table rank: whether any column of the table was read (result() looks at those tables only). */
+  touched: Uint8Array;
 }
 
 const schemaIndexes = new WeakMap<DatabaseSchema, SchemaIndex>();
@@ -318,16 +319,15 @@ function indexSchema(schema: DatabaseSchema): SchemaIndex {
     const columns = schema[name]!;
     const sorted = [...new Set(columns)].sort();
     const slotOf = new Map<string, number>();
-    const slotByHash = new Map<number, number>();
+    const lowerSlots = new Map<string, number>();
     order.push({ name, columns: sorted, first: slotNames.length });
     for (const column of sorted) {
       const slot = slotNames.length;
       slotNames.push(column);
       slotOf.set(column, slot);
-      const hash = hashName(column);
-      slotByHash.set(hash, slotByHash.has(hash) ? -1 : slot);
+      if (column.toLowerCase() === column) lowerSlots.set(column, slot);
     }
-    tables.set(name, { name, columns, slots: slotOf, slotByHash, rank });
+    tables.set(name, { name, columns, slots: slotOf, lowerSlots, rank });
   }
   const plainTables = new Map<string, TableIndex>();
   for (const [name, table] of tables) if (name.trim().toLowerCase() === name) plainTables.set(name, table);
@@ -335,10 +335,9 @@ function indexSchema(schema: DatabaseSchema): SchemaIndex {
     tables,
     plainTables,
     order,
-    slotNames,
     reads: new Uint8Array(slotNames.length),
     whole: new Uint8Array(order.length),
-    varIds: new Map(),
+    touched: new Uint8Array(order.length),
   };
   // Only a frozen (normalized) schema can be trusted not to change behind the cache.
   if (Object.isFrozen(schema)) schemaIndexes.set(schema, index);
@@ -422,6 +421,19 @@ const C_9 = 57;
 const C_LBRACE = 123;
 const C_RBRACE = 125;
 
+/** An identifier where it starts (lastIndex): see identifierEnd. */
+const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/y;
+
+/**
+ * The end of the identifier starting at text[start], which is a name-start character: found by a
+ * sticky expression (native code scans the characters faster than a loop of charCodeAt here).
+ */
+function identifierEnd(text: string, start: number): number {
+  IDENTIFIER.lastIndex = start;
+  IDENTIFIER.test(text);
+  return IDENTIFIER.lastIndex;
+}
+
 /** ASCII letters and "_" may start a name; digits may continue one. */
 function isNameStart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
@@ -447,13 +459,14 @@ type Vars = (FastValue | undefined)[];
 export function fastEhrAgentAccess(options: { code: string; schema: DatabaseSchema }): EhrAgentAccess | null {
   const { code, schema } = options;
   // A backslash (escapes, line continuations) and HOLE_CHAR are left to the general path.
-  if (code.length > MAX_CODE_LENGTH || NOT_READ.test(code)) return null;
+  // Two indexOf calls (a native search for one character each) cost less than a regex for the pair.
+  if (code.length > MAX_CODE_LENGTH || code.indexOf("\\") >= 0 || code.indexOf(HOLE_CHAR) >= 0) return null;
   // Line endings as the tokenizer normalizes them.
   const src = code.indexOf("\r") < 0 ? code : code.replace(/\r\n?/g, "\n");
   const index = indexSchema(schema);
   index.reads.fill(0);
   index.whole.fill(0);
-  index.varIds.clear();
+  index.touched.fill(0);
   const reader = new FastReader(src, index);
   try {
     reader.run();
@@ -468,6 +481,7 @@ class FastReader {
   private readonly length: number;
   private readonly reads: Uint8Array;
   private readonly whole: Uint8Array;
+  private readonly touched: Uint8Array;
 
   // Position, the end of the current line, and the current token.
   private pos = 0;
@@ -479,18 +493,15 @@ class FastReader {
   private tokNumber = 0;
   /** T_NAME: hashName of the name. */
   private tokHash = 0;
-  /** scanLowerName: the hash of the name it scanned, in lower case. */
-  private scanHash = 0;
 
   /** The line waiting to be read: its indentation, or -1 when none has been measured. */
   private pendingIndent = -1;
   private loopDepth = 0;
   private exprDepth = 0;
 
-  /** The program's variable names by id, their hashes (see variable), and the ids by name. */
+  /** The program's variable names by id and their hashes (see variable). */
   private readonly varNames: string[] = [];
   private readonly varHashes: number[] = [];
-  private readonly varIds: Map<string, number>;
 
   constructor(
     private readonly src: string,
@@ -499,7 +510,7 @@ class FastReader {
     this.length = src.length;
     this.reads = index.reads;
     this.whole = index.whole;
-    this.varIds = index.varIds;
+    this.touched = index.touched;
   }
 
   run(): void {
@@ -519,6 +530,8 @@ class FastReader {
     const wholeTables: string[] = [];
     const { order } = this.index;
     for (let t = 0; t < order.length; t++) {
+      // Most tables are not read at all: their columns need not be looked at.
+      if (this.touched[t] === 0) continue;
       const entry = order[t]!;
       let columns: string[] | null = null;
       for (let c = 0; c < entry.columns.length; c++) {
@@ -539,11 +552,15 @@ class FastReader {
     const slot = table.slots.get(column);
     if (slot === undefined) giveUp();
     this.reads[slot] = 1;
+    this.touched[table.rank] = 1;
   }
 
   private readAll(table: TableIndex): void {
     this.whole[table.rank] = 1;
-    for (const slot of table.slots.values()) this.reads[slot] = 1;
+    this.touched[table.rank] = 1;
+    // A table's slots are consecutive, from its entry's first.
+    const { first, columns } = this.index.order[table.rank]!;
+    this.reads.fill(1, first, first + columns.length);
   }
 
   /** interpreter.exposeHandles for the kinds the fast path has: a table or a row shows every column. */
@@ -580,20 +597,26 @@ class FastReader {
     return this.addVariable(this.src.slice(start, end), hash);
   }
 
-  /** The id of the variable `name` (a template's capture), made on first sight. */
+  /**
+   * The id of the variable `name` (a template's capture), made on first sight. A scan, not a Map: a
+   * program has a few dozen names at most, and a Map lookup would first hash the freshly captured text.
+   */
   private variableNamed(name: string): number {
-    const id = this.varIds.get(name);
-    if (id !== undefined) return id;
-    this.varIds.set(name, this.varNames.length);
-    this.varNames.push(name);
-    return this.varNames.length - 1;
+    const { varNames } = this;
+    // Comparing lengths first skips a string comparison (a call) for most names.
+    const length = name.length;
+    for (let i = 0; i < varNames.length; i++) {
+      const known = varNames[i]!;
+      if (known.length === length && known === name) return i;
+    }
+    varNames.push(name);
+    return varNames.length - 1;
   }
 
   private addVariable(name: string, hash: number): number {
     const id = this.varNames.length;
     this.varNames.push(name);
     this.varHashes.push(hash);
-    this.varIds.set(name, id);
     return id;
   }
 
@@ -702,8 +725,8 @@ class FastReader {
       v = numberValue(Number(match[11]));
     } else if (match[12] !== undefined) {
       // A variable named len would be called instead of the builtin.
-      const len = this.varIds.get("len");
-      if (len !== undefined && vars[len] !== undefined) giveUp();
+      const len = this.varNames.indexOf("len");
+      if (len >= 0 && vars[len] !== undefined) giveUp();
       // len() of anything is a number (it runs no callback: the fast path has no functions).
       this.named(match[12], vars);
       v = numberValue(null);
@@ -1921,8 +1944,8 @@ class FastReader {
     // comparedColumn on the known text before the first hole: `IDENT\s*(?:>=|<=|!=|<>|==|=|>|<)`.
     const prefixEnd = hole < 0 ? end : hole;
     if (!isNameStart(text.charCodeAt(start))) return false;
-    const identEnd = this.scanLowerName(text, start, prefixEnd);
-    const hash = this.scanHash;
+    // The identifier cannot run past prefixEnd: a hole, "|" or white space is there.
+    const identEnd = identifierEnd(text, start);
     let p = identEnd;
     while (p < prefixEnd && isRegexSpace(text.charCodeAt(p))) p++;
     if (p >= prefixEnd) return false;
@@ -1935,37 +1958,22 @@ class FastReader {
     ) {
       return false;
     }
-    this.readColumn(table, text, start, identEnd, hash);
+    this.readColumn(table, text.slice(start, identEnd));
     return true;
   }
 
-  /** The end of the identifier at text[start] (before `limit`); the hash of it in lower case in `scanHash`. */
-  private scanLowerName(text: string, start: number, limit: number): number {
-    let hash = 0;
-    let p = start;
-    for (; p < limit; p++) {
-      const c = text.charCodeAt(p);
-      if (!isNameChar(c)) break;
-      hash = (Math.imul(hash, 31) + (c >= 65 && c <= 90 ? c + 32 : c)) | 0;
-    }
-    this.scanHash = hash;
-    return p;
-  }
-
   /**
-   * Reads the column text[start, end) names (any case) in `table`, given the hash of its lower-case
-   * form: found by hash when it is written in lower case, else by its lower-cased copy.
+   * Reads the column `name` names (any case) in `table`: looked up as written first (code writes
+   * columns in lower case, as the schema has them), else by its lower-cased copy.
    */
-  private readColumn(table: TableIndex, text: string, start: number, end: number, hash: number): void {
-    const slot = table.slotByHash.get(hash);
-    if (slot !== undefined && slot >= 0) {
-      const name = this.index.slotNames[slot]!;
-      if (name.length === end - start && text.startsWith(name, start)) {
-        this.reads[slot] = 1;
-        return;
-      }
+  private readColumn(table: TableIndex, name: string): void {
+    const slot = table.lowerSlots.get(name);
+    if (slot !== undefined) {
+      this.reads[slot] = 1;
+      this.touched[table.rank] = 1;
+      return;
     }
-    this.readIn(table, text.slice(start, end).toLowerCase());
+    this.readIn(table, name.toLowerCase());
   }
 
   /** The column of a GetValue argument, as parseGetValueArgument reads it (a plain column in place). */
@@ -1983,8 +1991,8 @@ class FastReader {
       const hole = text.indexOf(HOLE_CHAR);
       if (hole >= 0 && hole < end) giveUp();
     }
-    if (isNameStart(text.charCodeAt(start)) && this.scanLowerName(text, start, end) === end) {
-      this.readColumn(table, text, start, end, this.scanHash);
+    if (isNameStart(text.charCodeAt(start)) && identifierEnd(text, start) === end) {
+      this.readColumn(table, text.slice(start, end));
       return;
     }
     const parsed = parseGetValueArgument({ argument: symOf(argument) });

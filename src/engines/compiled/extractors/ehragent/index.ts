@@ -10,6 +10,7 @@ export { fastEhrAgentAccess } from "./fast-path.js";
 export {
   decodeCell,
   type EhrAgentCodeBlock,
+  ehrAgentOutputCode,
   formatEhrAgentOutput,
   type ParsedEhrAgentLog,
   parseEhrAgentLog,

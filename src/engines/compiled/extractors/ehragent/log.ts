@@ -323,11 +323,13 @@ export function formatEhrAgentOutput(options: { knowledge: string; code: string;
   return `${options.knowledge}\nGenerated code:\n${options.code}\nAnswer:\n${options.answer}`;
 }
 
-/** Splits text framed by formatEhrAgentOutput back into its parts; null when the markers are missing. */
-export function splitEhrAgentOutput(options: {
-  output: string;
-}): { knowledge: string; code: string; answer: string } | null {
-  const { output } = options;
+/**
+ * Where the parts of text framed by formatEhrAgentOutput lie: the knowledge ends at `knowledgeEnd`, the
+ * code is [codeStart, codeEnd), the answer starts at `answerStart`; null when the markers are missing.
+ */
+function locateParts(
+  output: string,
+): { knowledgeEnd: number; codeStart: number; codeEnd: number; answerStart: number } | null {
   const codeMarker = "\nGenerated code:\n";
   const answerMarker = "\nAnswer:\n";
   let knowledgeEnd = output.indexOf(codeMarker);
@@ -341,8 +343,34 @@ export function splitEhrAgentOutput(options: {
   const answerAt = output.lastIndexOf(answerMarker);
   if (answerAt < codeStart - 1) return null;
   return {
-    knowledge: output.slice(0, knowledgeEnd),
-    code: output.slice(codeStart, Math.max(codeStart, answerAt)),
-    answer: output.slice(answerAt + answerMarker.length),
+    knowledgeEnd,
+    codeStart,
+    codeEnd: Math.max(codeStart, answerAt),
+    answerStart: answerAt + answerMarker.length,
   };
+}
+
+/** Splits text framed by formatEhrAgentOutput back into its parts; null when the markers are missing. */
+export function splitEhrAgentOutput(options: {
+  output: string;
+}): { knowledge: string; code: string; answer: string } | null {
+  const { output } = options;
+  const at = locateParts(output);
+  if (at === null) return null;
+  return {
+    knowledge: output.slice(0, at.knowledgeEnd),
+    code: output.slice(at.codeStart, at.codeEnd),
+    answer: output.slice(at.answerStart),
+  };
+}
+
+/**
+ * The generated code of text framed by formatEhrAgentOutput (splitEhrAgentOutput's `code`), or null
+ * when the markers are missing. Cuts out only the code: the compiled engine needs nothing else, on
+ * every check.
+ */
+export function ehrAgentOutputCode(options: { output: string }): string | null {
+  const { output } = options;
+  const at = locateParts(output);
+  return at === null ? null : output.slice(at.codeStart, at.codeEnd);
 }

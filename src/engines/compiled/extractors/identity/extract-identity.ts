@@ -252,21 +252,35 @@ function sorted(record: Record<string, AttributeValue>): [string, AttributeValue
   return Object.entries(record).sort(([a], [b]) => a.localeCompare(b));
 }
 
+/** A role candidate: text that is not only white space. */
+function isRoleText(value: unknown): value is string {
+  return typeof value === "string" && value.trim() !== "";
+}
+
+function attributesFrom(source: unknown, parsed: Parsed): void {
+  if (!isRecord(source)) return;
+  const { role: _r, identity: _i, ...rest } = source;
+  fromRecord(rest, parsed, "context");
+}
+
 function fromContext(context: Record<string, unknown>): { role?: string; parsed: Parsed } {
   const parsed: Parsed = { attributes: {}, problems: [] };
   const user = isRecord(context.user) ? context.user : undefined;
-  let role: string | undefined;
-  for (const candidate of [context.identity, context.role, user?.role, user?.identity]) {
-    if (typeof candidate === "string" && candidate.trim() !== "") {
-      role = normalizeRole({ role: candidate });
-      break;
-    }
-  }
-  for (const source of [user, context.userInfo, context.user_info, context.attributes]) {
-    if (!isRecord(source)) continue;
-    const { role: _r, identity: _i, ...rest } = source;
-    fromRecord(rest, parsed, "context");
-  }
+  // The candidates in order of precedence, looked at one by one (no array of them built per check).
+  const candidate = isRoleText(context.identity)
+    ? context.identity
+    : isRoleText(context.role)
+      ? context.role
+      : isRoleText(user?.role)
+        ? user.role
+        : isRoleText(user?.identity)
+          ? user.identity
+          : undefined;
+  const role = candidate === undefined ? undefined : normalizeRole({ role: candidate });
+  attributesFrom(user, parsed);
+  attributesFrom(context.userInfo, parsed);
+  attributesFrom(context.user_info, parsed);
+  attributesFrom(context.attributes, parsed);
   return role === undefined ? { parsed } : { role, parsed };
 }
 
@@ -340,6 +354,8 @@ export function extractIdentity(options: { input?: unknown; context?: unknown })
   return facts;
 }
 
+/** Object.keys(record).length > 0, without building the array of keys. */
 function hasKeys(record: object): boolean {
-  return Object.keys(record).length > 0;
+  for (const key in record) if (Object.hasOwn(record, key)) return true;
+  return false;
 }
