@@ -203,6 +203,28 @@ describe("extractEhrAgentAccess: what it cannot know", () => {
     expect(notATable.tables).toEqual({ lab: ["labresult"] });
   });
 
+  it("treats names of Object.prototype's members as the unknown tables and columns they are", () => {
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const result = extract(
+        `db = LoadDB('${name}')`,
+        `x = FilterDB(db, '${name}=1')`,
+        `answer = GetValue(x, '${name}')`,
+        `rows = SQLInterpreter('select ${name} from ${name}')`,
+      );
+      expect(result.errors).toEqual([]);
+      expect(result.confidence).toBe("low");
+      expect(result.tables).toEqual({});
+      expect(result.unresolved.join(" ")).toMatch(/not in the schema/);
+    }
+    // A caller's schema may itself name such a table: it is then a table like any other.
+    const own = extractEhrAgentAccess({
+      code: lines("db = LoadDB('constructor')", "answer = GetValue(db, 'name')"),
+      schema: { constructor: ["name", "id"] },
+    });
+    expect(own.confidence).toBe("high");
+    expect(own.tables).toEqual({ constructor: ["name"] });
+  });
+
   it("never throws: bad input and unparseable code give low confidence with the error", () => {
     const broken = extract("x = FilterDB(db, 'a=1'");
     expect(broken.confidence).toBe("low");

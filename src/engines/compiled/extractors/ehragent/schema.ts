@@ -35,10 +35,15 @@ export function schemaColumnSets(options: {
   return index;
 }
 
+/**
+ * A frozen copy with no prototype: code names tables with any text, and a lookup such as
+ * `schema["constructor"]` must find nothing rather than a method inherited from Object.prototype.
+ */
 function freezeSchema(schema: Record<string, string[]>): DatabaseSchema {
-  for (const columns of Object.values(schema)) Object.freeze(columns);
-  normalized.add(Object.freeze(schema));
-  return schema;
+  const out: Record<string, readonly string[]> = Object.create(null);
+  for (const [table, columns] of Object.entries(schema)) out[table] = Object.freeze([...columns]);
+  normalized.add(Object.freeze(out));
+  return out;
 }
 
 export const EICU_SCHEMA: DatabaseSchema = freezeSchema({
@@ -108,7 +113,8 @@ export function normalizeSchema(options: { schema: unknown }): DatabaseSchema {
     what: "database schema",
     path: "schema",
   });
-  const out: Record<string, string[]> = {};
+  // No prototype, so a table named "__proto__" is a table like any other.
+  const out: Record<string, string[]> = Object.create(null);
   for (const [table, columns] of Object.entries(parsed)) {
     out[table.toLowerCase()] = [...new Set(columns.map((column) => column.toLowerCase()))];
   }
