@@ -4,18 +4,17 @@
  * throughput, compiled checks per second, LTLf, shield steps). Results go to bench/results/ with the
  * machine and commit: one JSON file per run, latest.json and latest.md.
  */
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { runBenchmark } from "../src/bench/run-benchmark.js";
 import { runInfo } from "../src/bench/run-info.js";
 import { runTrajectoryBenchmark } from "../src/bench/run-trajectory-benchmark.js";
 import { packageRoot } from "../src/policies/package-root.js";
-import { benchCompiledChecks } from "./micro/compiled-checks.js";
-import { benchLtl } from "./micro/ltl.js";
-import { benchRetrieval } from "./micro/retrieval.js";
-import { benchSandboxThroughput } from "./micro/sandbox-throughput.js";
-import { benchShield } from "./micro/shield.js";
+import { headlineMarkdown } from "./headline.js";
 
+const execFileAsync = promisify(execFile);
 const root = packageRoot();
 const datasets = resolve(process.env.WARDEN_DATASETS ?? join(root, "..", "shared", "datasets"));
 const quick = process.argv.includes("--quick");
@@ -92,13 +91,25 @@ if (existsSync(stwab)) {
 
 log("agentharm and qa need a model-based engine: not part of the offline suite");
 
-await step("micro:retrieval", () => benchRetrieval(quick ? { n: 2_000, queries: 10 } : {}));
-await step("micro:sandbox-throughput", () => benchSandboxThroughput(quick ? { runs: 500 } : { runs: 3_000 }));
-await step("micro:compiled-checks", () =>
-  benchCompiledChecks({ data: eicu, ...(quick ? { seconds: 1 } : {}) }),
-);
-await step("micro:ltl", () => benchLtl(quick ? { pairs: 5_000 } : {}));
-await step("micro:shield", () => benchShield(quick ? { runs: 1 } : {}));
+// Each micro-benchmark runs in a process of its own (see micro/child.ts): a fresh heap and JIT, so no
+// benchmark's figures depend on what ran before it.
+const child = join(root, "bench", "micro", "child.ts");
+const micro = (name: string, options: Record<string, unknown>) =>
+  step(`micro:${name}`, async () => {
+    // execArgv carries tsx's loader, so the child runs the TypeScript sources the same way.
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [...process.execArgv, child, name, JSON.stringify(options)],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+    );
+    return JSON.parse(stdout) as unknown;
+  });
+
+await micro("retrieval", quick ? { n: 2_000, queries: 10 } : {});
+await micro("sandbox-throughput", quick ? { runs: 500 } : { runs: 3_000 });
+await micro("compiled-checks", { data: eicu, seconds: quick ? 1 : 8 });
+await micro("ltl", quick ? { pairs: 5_000 } : {});
+await micro("shield", quick ? { runs: 1 } : {});
 
 const info = runInfo();
 const record = { suite: "warden offline benchmarks", quick, info, datasets, results };
@@ -113,6 +124,9 @@ const lines = [
   `# Warden offline benchmarks`,
   "",
   `Run ${info.date} on ${info.cpu} (${info.cores} cores, ${info.memoryGb} GB), Node ${info.node}, commit ${info.commit ?? "unknown"}${info.dirty ? " (uncommitted changes)" : ""}${quick ? "; quick mode" : ""}.`,
+  "",
+  ...headlineMarkdown({ results, quick }),
+  "## Every result (full figures in latest.json)",
   "",
   "| benchmark | result |",
   "| --- | --- |",

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { headlineMarkdown } from "./headline.js";
+
+describe("headlineMarkdown", () => {
+  it("puts each goal beside its measured figure and says whether it is met", () => {
+    const text = headlineMarkdown({
+      results: {
+        "dataset:eicu-ac:compiled": {
+          n: 227,
+          metrics: { LPA: 98.68, LPP: 100, LPR: 97.41, CCA: 95.69, FRA: 98.2 },
+          cost: { msPerCheck: { p50: 0.04, p95: 0.5 } },
+        },
+        "micro:retrieval": {
+          n: 10000,
+          p50Ms: 15.8,
+          p95Ms: 80,
+          exhaustiveMs: 7900,
+          identicalToExhaustive: true,
+        },
+        "micro:sandbox-throughput": { runsPerSecondPerCore: 999, p50Ms: 0.8 },
+        "micro:compiled-checks": {
+          checksPerSecondPerCore: 108000,
+          identicalDecisions: true,
+          usPerCheck: { p50: 6 },
+        },
+        "micro:ltl": { agreementPairs: 100000, agreementFailures: 0 },
+      },
+    }).join("\n");
+    expect(text).toContain(
+      "| EICU-AC (real EHRAgent logs) | compiled | 227 | 98.7 | 100 | 97.4 | 95.7 | 98.2 |",
+    );
+    expect(text).toMatch(/retrieval .*p50 15\.80 ms.*\| met \|/);
+    expect(text).toMatch(/sandbox .*999 runs\/s.*\*\*not met\*\*/);
+    expect(text).toMatch(/compiled engine .*108000 checks\/s.*\| met \|/);
+    expect(text).toMatch(/LTLf .*100000 pairs, 0 disagreements \| met \|/);
+  });
+
+  it("judges no goal on a quick run", () => {
+    const text = headlineMarkdown({
+      results: { "micro:sandbox-throughput": { runsPerSecondPerCore: 5000, p50Ms: 0.2 } },
+      quick: true,
+    }).join("\n");
+    expect(text).toMatch(/sandbox .*5000 runs\/s.*quick run: not judged/);
+  });
+
+  it("says a benchmark did not run, and why, instead of showing a number", () => {
+    const text = headlineMarkdown({ results: { "micro:shield": { error: "boom" } } }).join("\n");
+    expect(text).toMatch(/shield verification .*did not run: boom/);
+    expect(text).toMatch(/EICU-AC \(real EHRAgent logs\) \| compiled \| did not run/);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The readable part of bench/results/latest.md: accuracy on each dataset beside the paper's anchor, and
+ * each performance goal of the project with the measured figure and whether it is met. Reads the raw
+ * results that bench/run.ts collected; a benchmark that did not run (no data, or an error) shows as such
+ * instead of a number.
+ */
+
+type Results = Record<string, unknown>;
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** The number at `path` inside `value`, or undefined. */
+function num(value: unknown, ...path: string[]): number | undefined {
+  let at: unknown = value;
+  for (const key of path) at = record(at)?.[key];
+  return typeof at === "number" && Number.isFinite(at) ? at : undefined;
+}
+
+function fmt(value: number | undefined, digits = 1): string {
+  return value === undefined ? "—" : value.toFixed(digits).replace(/\.0+$/, "");
+}
+
+function why(value: unknown): string {
+  const error = record(value)?.error;
+  return typeof error === "string" ? `did not run: ${error}` : "did not run";
+}
+
+export function headlineMarkdown(options: { results: Results; quick?: boolean }): string[] {
+  const { results } = options;
+  // A quick run is a smoke test of the suite: too short and small to judge a goal by.
+  const met = (ok: boolean | undefined): string =>
+    ok === undefined ? "—" : options.quick ? "quick run: not judged" : ok ? "met" : "**not met**";
+  const lines: string[] = [];
+
+  lines.push("## Accuracy (deterministic engines, no model)", "");
+  lines.push("| dataset | engine | n | LPA | LPP | LPR | CCA | FRA | ms/check p50 | ms/check p95 |");
+  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const [name, label] of [
+    ["dataset:eicu-ac:compiled", "EICU-AC (real EHRAgent logs)"],
+    ["dataset:eicu-ac:auto", "EICU-AC (real EHRAgent logs)"],
+    ["dataset:mind2web-sc(our fixture):compiled", "Mind2Web-SC format, our own fixture"],
+    ["dataset:mind2web-sc(our fixture):auto", "Mind2Web-SC format, our own fixture"],
+  ] as const) {
+    const r = results[name];
+    const engine = name.split(":").at(-1);
+    if (num(r, "n") === undefined) {
+      lines.push(`| ${label} | ${engine} | ${why(r)} | | | | | | | |`);
+      continue;
+    }
+    const m = (key: string) => fmt(num(r, "metrics", key));
+    lines.push(
+      `| ${label} | ${engine} | ${num(r, "n")} | ${m("LPA")} | ${m("LPP")} | ${m("LPR")} | ${m("CCA")} | ${m("FRA")} | ${fmt(num(r, "cost", "msPerCheck", "p50"), 3)} | ${fmt(num(r, "cost", "msPerCheck", "p95"), 3)} |`,
+    );
+  }
+  lines.push(
+    "| EICU-AC, GuardAgent with GPT-4 (paper, for reference) | guardagent | 316 | 98.7 | 100 | 97.5 | 97.5 | 100 | 45.4 s (mean) | |",
+  );
+  lines.push("");
+
+  const st = results["dataset:st-webagentbench(our trajectory suite):shield"];
+  if (num(st, "n") !== undefined) {
+    lines.push(
+      `ST-WebAgentBench policies on our own trajectory suite (labels come from our own construction, so this measures the pipeline, not accuracy on real agents): n ${num(st, "n")}, ACC ${fmt(num(st, "metrics", "ACC"))}, FPR ${fmt(num(st, "metrics", "FPR"))}, ARR ${fmt(num(st, "metrics", "ARR"))}, ${fmt(num(st, "metrics", "msPerStepP50"), 3)} ms per step (p50).`,
+      "",
+    );
+  } else lines.push(`ST-WebAgentBench trajectory suite: ${why(st)}.`, "");
+
+  lines.push("## Performance goals", "");
+  lines.push("| goal | measured | status |", "| --- | --- | --- |");
+
+  const retrieval = results["micro:retrieval"];
+  if (num(retrieval, "p50Ms") !== undefined) {
+    const p50 = num(retrieval, "p50Ms") as number;
+    const exact = record(retrieval)?.identicalToExhaustive === true;
+    lines.push(
+      `| top-k retrieval over ${num(retrieval, "n")} demonstrations: p50 < 20 ms, same top-k as the exhaustive scan | p50 ${fmt(p50, 2)} ms, p95 ${fmt(num(retrieval, "p95Ms"), 2)} ms; identical to exhaustive: ${exact ? "yes" : "no"} (exhaustive ${fmt(num(retrieval, "exhaustiveMs"), 0)} ms) | ${met(p50 < 20 && exact)} |`,
+    );
+  } else lines.push(`| top-k retrieval p50 < 20 ms | ${why(retrieval)} | — |`);
+
+  const sandbox = results["micro:sandbox-throughput"];
+  const runs = num(sandbox, "runsPerSecondPerCore");
+  lines.push(
+    runs === undefined
+      ? `| sandbox >= 1,000 runs/s per core | ${why(sandbox)} | — |`
+      : `| sandbox >= 1,000 runs/s per core | ${fmt(runs, 0)} runs/s (p50 ${fmt(num(sandbox, "p50Ms"), 3)} ms) | ${met(runs >= 1000)} |`,
+  );
+
+  const compiled = results["micro:compiled-checks"];
+  const cps = num(compiled, "checksPerSecondPerCore");
+  const identical = record(compiled)?.identicalDecisions === true;
+  lines.push(
+    cps === undefined
+      ? `| compiled engine >= 100,000 checks/s per core on EICU-AC | ${why(compiled)} | — |`
+      : `| compiled engine >= 100,000 checks/s per core on EICU-AC (mean over the run, nothing cached per record) | ${fmt(cps, 0)} checks/s (best pass ${fmt(num(compiled, "bestPassUsPerCheck"), 2)} µs/check, latency p50 ${fmt(num(compiled, "usPerCheck", "p50"), 2)} µs); decisions identical: ${identical ? "yes" : "no"} | ${met(cps >= 100_000 && identical)} |`,
+  );
+
+  const shield = results["micro:shield"];
+  const circuits = record(shield)?.circuits;
+  const at50 = Array.isArray(circuits) ? circuits.find((c) => num(c, "rules") === 50) : undefined;
+  const goals = record(record(shield)?.goals);
+  lines.push(
+    at50 === undefined
+      ? `| shield verification p50 < 2 ms per step at 50 rules, flat over 1,000 steps | ${why(shield)} | — |`
+      : `| shield verification p50 < 2 ms per step at 50 rules, flat over ${num(shield, "steps")} steps | p50 ${fmt(num(at50, "stepP50Ms"), 3)} ms; last/first hundred steps ${fmt(num(at50, "flatRatio"), 2)} | ${met(goals?.p50Under2msAt50Rules === true && goals?.flat === true)} |`,
+  );
+
+  const ltl = results["micro:ltl"];
+  const pairs = num(ltl, "agreementPairs");
+  const failures = num(ltl, "agreementFailures");
+  lines.push(
+    pairs === undefined
+      ? `| LTLf agrees with the reference evaluator on >= 100,000 random pairs | ${why(ltl)} | — |`
+      : `| LTLf agrees with the reference evaluator on >= 100,000 random pairs | ${pairs} pairs, ${failures} disagreements | ${met(pairs >= 100_000 && failures === 0)} |`,
+  );
+  lines.push("");
+  return lines;
+}

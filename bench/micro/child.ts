@@ -1,0 +1,33 @@
+/**
+ * Runs one micro-benchmark in its own process and prints its result as JSON on stdout. `npm run bench`
+ * starts one of these per micro-benchmark so that each gets a fresh heap and JIT: the retrieval
+ * benchmark's 10,000 demonstrations, kept alive in the suite's own process, would otherwise make every
+ * later benchmark's garbage collection slower and its figures worse than a dedicated process sees.
+ *
+ * Usage: `tsx bench/micro/child.ts <name> [options-json]`.
+ */
+import { benchCompiledChecks } from "./compiled-checks.js";
+import { benchLtl } from "./ltl.js";
+import { benchRetrieval } from "./retrieval.js";
+import { benchSandboxThroughput } from "./sandbox-throughput.js";
+import { benchShield } from "./shield.js";
+
+// Each runner validates its own options (they come from bench/run.ts, not from users).
+const runners: Record<string, (options: never) => Promise<unknown>> = {
+  retrieval: benchRetrieval,
+  "sandbox-throughput": benchSandboxThroughput,
+  "compiled-checks": benchCompiledChecks,
+  ltl: benchLtl,
+  shield: benchShield,
+};
+
+const [name, json] = process.argv.slice(2);
+const runner = name === undefined ? undefined : runners[name];
+if (!runner) {
+  process.stderr.write(
+    `unknown micro-benchmark "${name ?? ""}"; one of ${Object.keys(runners).join(", ")}\n`,
+  );
+  process.exit(2);
+}
+const result = await runner((json ? JSON.parse(json) : {}) as never);
+process.stdout.write(`${JSON.stringify(result)}\n`);
