@@ -1,12 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError } from "../core/errors.js";
+import { createPostgresStore } from "../store/postgres-store.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
 import type { DemonstrationInput } from "./demonstration-input.js";
-import { createMemory } from "./memory.js";
+import { createMemory, type Memory } from "./memory.js";
 import { topK } from "./retrieval.js";
 import { generateSyntheticDemonstrations } from "./synthetic-demonstrations.js";
 
@@ -129,6 +132,86 @@ describe("createMemory", () => {
     expect(await store.countDemonstrations({ policy: "race" })).toBe(15);
     await store.close();
   });
+
+  // Two Warden instances on one database: each has its own store (connection) and memory.
+  const sharedBackends: {
+    name: string;
+    open: () => Promise<{ stores: [Store, Store]; done: () => Promise<void> }>;
+  }[] = [
+    {
+      name: "one SQLite file",
+      open: async () => {
+        const path = join(dir, `instances-${randomBytes(4).toString("hex")}.db`);
+        const first = await createSqliteStore({ path });
+        const second = await createSqliteStore({ path });
+        return {
+          stores: [first, second],
+          done: async () => void (await Promise.all([first.close(), second.close()])),
+        };
+      },
+    },
+  ];
+  const pgUrl = process.env.WARDEN_TEST_PG_URL;
+  if (pgUrl) {
+    sharedBackends.push({
+      name: "one PostgreSQL schema",
+      open: async () => {
+        const schema = `warden_memtest_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+        const first = await createPostgresStore({ url: pgUrl, schema });
+        const second = await createPostgresStore({ url: pgUrl, schema });
+        return {
+          stores: [first, second],
+          done: async () => {
+            await Promise.all([first.close(), second.close()]);
+            const client = new pg.Client({ connectionString: pgUrl });
+            await client.connect();
+            await client.query(`drop schema if exists "${schema}" cascade`);
+            await client.end();
+          },
+        };
+      },
+    });
+  }
+
+  for (const backend of sharedBackends) {
+    it(`stores each demonstration once when two instances seed at once (${backend.name})`, async () => {
+      const { stores, done } = await backend.open();
+      try {
+        const [a, b] = stores.map((store) => createMemory({ store, policy: "shared-seed" })) as [
+          Memory,
+          Memory,
+        ];
+        const late = createMemory({ store: stores[1], policy: "shared-seed" });
+        expect(await late.count()).toBe(0);
+        // Overlapping seeds, each side also repeating the other's slice in another order.
+        const [ra, rb] = await Promise.all([
+          a.seed({ demonstrations: [...demos.slice(0, 20), ...demos.slice(10, 30).reverse()] }),
+          b.seed({ demonstrations: [...demos.slice(10, 30), ...demos.slice(0, 20).reverse()] }),
+        ]);
+        const stored = await stores[0].listDemonstrations({ policy: "shared-seed" });
+        expect(stored).toHaveLength(30);
+        expect(new Set(stored.map((d) => d.input)).size).toBe(30);
+        expect(ra.added.length + rb.added.length).toBe(30);
+        expect(ra.added.length + ra.skipped).toBe(40);
+        expect(rb.added.length + rb.skipped).toBe(40);
+        // Content the other instance stored first was taken into each memory, in store order.
+        expect(await a.list()).toEqual(stored);
+        expect(await b.list()).toEqual(stored);
+        const query = demos[25] as DemonstrationInput;
+        for (const memory of [a, b]) {
+          const [hit] = await memory.retrieve({ input: query.input, output: query.output, k: 1 });
+          expect(hit?.distance).toBe(0);
+        }
+        // An instance that loaded before the seeds learns known content: the store finds it, nothing is added,
+        // and the stored record joins that instance's memory.
+        expect(await late.remember({ demonstration: demos[3] as DemonstrationInput })).toBe(false);
+        expect(await late.list()).toEqual(stored.filter((d) => d.input === demos[3]?.input));
+        expect(await stores[1].countDemonstrations({ policy: "shared-seed" })).toBe(30);
+      } finally {
+        await done();
+      }
+    });
+  }
 
   it("sees other instances' additions after refresh()", async () => {
     const path = join(dir, "shared.db");

@@ -4,14 +4,17 @@
  * seeded from user files, and grown by learning according to a stated mode.
  *
  * The store is read lazily, on the first call that needs it. Seeding and learning are idempotent by
- * content (see demonstration-hash.ts). Instances sharing one PostgreSQL database each keep their own
- * index: call refresh() to pick up what other instances added since.
+ * content (see store/content-hash.ts), across instances too: each insert is the store's atomic
+ * addDemonstrationOnce, so Warden instances sharing one database (PostgreSQL, or one SQLite file) that
+ * seed or learn the same content at once store it once. Each instance still keeps its own index, read on
+ * first use and then grown by its own inserts (plus any content another instance turned out to have
+ * stored first): call refresh() to see everything other instances added since.
  */
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
+import { demonstrationContentHash } from "../store/content-hash.js";
 import type { Demonstration, DemonstrationOrigin, Store } from "../store/store.js";
-import { demonstrationContentHash } from "./demonstration-hash.js";
 import { type DemonstrationInput, DemonstrationInputSchema } from "./demonstration-input.js";
 import type { RetrievalOrder } from "./retrieval.js";
 import { createRetrievalIndex, type RetrievalIndex } from "./retrieval-index.js";
@@ -125,14 +128,16 @@ export function createMemory(options: { store: Store; policy: string; learn?: Le
     writes = next.catch(() => undefined);
     return next;
   };
+  /** Stores `input` unless its content is known (here or, atomically, in the store); returns what was added. */
   const insert = async (
     s: State,
     input: DemonstrationInput,
     origin: DemonstrationOrigin,
   ): Promise<Demonstration | undefined> => {
     const hash = demonstrationContentHash({ demonstration: input });
+    // Local fast path: content this instance already holds needs no round trip.
     if (s.hashes.has(hash)) return undefined;
-    const stored = await store.addDemonstration({
+    const { demonstration: stored, added } = await store.addDemonstrationOnce({
       demonstration: {
         policy,
         input: input.input,
@@ -145,10 +150,18 @@ export function createMemory(options: { store: Store; policy: string; learn?: Le
         ...(input.meta !== undefined ? { meta: input.meta } : {}),
       },
     });
+    // Either way the content is now stored; when another instance stored it first, take its record in so
+    // this instance retrieves it too, and count the input as skipped.
     s.hashes.add(hash);
-    s.items.push(stored);
-    s.index.add({ items: [stored] });
-    return stored;
+    addItem(s, stored);
+    return added ? stored : undefined;
+  };
+  const addItem = (s: State, item: Demonstration): void => {
+    // Keep items in seq order (list() promises insertion order); another instance's record may be older.
+    let at = s.items.length;
+    while (at > 0 && (s.items[at - 1] as Demonstration).seq > item.seq) at--;
+    s.items.splice(at, 0, item);
+    s.index.add({ items: [item] });
   };
 
   return {

@@ -1,4 +1,5 @@
 /** Persistence: the Store contract and its SQLite (embedded) and PostgreSQL (shared) backends. */
+export * from "./content-hash.js";
 export * from "./migrations.js";
 export * from "./postgres-store.js";
 export * from "./sqlite-store.js";

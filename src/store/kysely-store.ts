@@ -1,11 +1,13 @@
 /**
  * The Store implementation both backends share: every query is written once with Kysely, over the tables
- * that migrations.ts creates. The backend modules only open the connection, migrate, and say how to close
- * and how their driver reports a duplicate key.
+ * that migrations.ts creates. The backend modules only open the connection, migrate, and say how to close,
+ * how their driver reports a duplicate key, and how to hold a write lock across processes (the one part of
+ * addDemonstrationOnce that SQL cannot say portably).
  */
 import { randomUUID } from "node:crypto";
 import type { Generated, Kysely } from "kysely";
 import { toWardenError, WardenError } from "../core/errors.js";
+import { demonstrationContentHash } from "./content-hash.js";
 import type { Demonstration, NewDemonstration, Store, Workflow } from "./store.js";
 import { parseName, parseNewDemonstration, parseNewWorkflow } from "./store-input.js";
 
@@ -21,6 +23,8 @@ export interface DemonstrationRow {
   origin: string;
   created_at: string;
   meta: string | null;
+  /** demonstrationContentHash of input, output, plan and code (migration 2); indexed with policy. */
+  content_hash: string | null;
 }
 
 export interface WorkflowRow {
@@ -45,6 +49,15 @@ export function createKyselyStore(options: {
   backend: string;
   /** Whether a driver error is a unique-key violation (a duplicate id). */
   isUniqueViolation: (error: unknown) => boolean;
+  /**
+   * Runs `run` in one transaction holding a write lock that serialises every caller with the same `key` on
+   * this database, across store instances and processes; commits when `run` resolves, rolls back and
+   * rethrows when it throws. `run` must issue its queries through the handle it is given.
+   */
+  lockedTransaction: <T>(options: {
+    key: string;
+    run: (db: Kysely<StoreTables>) => Promise<T>;
+  }) => Promise<T>;
   /** Releases the connection(s); called once. */
   close: () => Promise<void>;
 }): Store {
@@ -75,30 +88,46 @@ export function createKyselyStore(options: {
       const d = parseNewDemonstration({ demonstration });
       const id = d.id ?? randomUUID();
       const createdAt = new Date().toISOString();
-      const row = await guard("adding a demonstration", async () => {
+      const seq = await guard("adding a demonstration", async () => {
         try {
-          return await db
-            .insertInto("warden_demonstrations")
-            .values({
-              id,
-              policy: d.policy,
-              input: d.input,
-              output: d.output,
-              plan: d.plan,
-              code: d.code,
-              label: d.label ?? null,
-              origin: d.origin,
-              created_at: createdAt,
-              meta: d.meta === undefined ? null : JSON.stringify(d.meta),
-            })
-            .returning("seq")
-            .executeTakeFirstOrThrow();
+          return await insertDemonstration({ db, demonstration: d, id, createdAt });
         } catch (error) {
           if (options.isUniqueViolation(error)) throw duplicate("demonstration", id);
           throw error;
         }
       });
-      return toDemonstration({ ...d, id, createdAt, seq: Number(row.seq) });
+      return toDemonstration({ ...d, id, createdAt, seq });
+    },
+
+    async addDemonstrationOnce({ demonstration }) {
+      const d = parseNewDemonstration({ demonstration });
+      const id = d.id ?? randomUUID();
+      const hash = demonstrationContentHash({ demonstration: d });
+      return guard("adding a demonstration once", async () => {
+        try {
+          // The hash has a fixed length, so putting it first keeps the key unambiguous for any policy.
+          return await options.lockedTransaction({
+            key: `warden.demonstration:${hash}:${d.policy}`,
+            run: async (trx) => {
+              const existing = await trx
+                .selectFrom("warden_demonstrations")
+                .selectAll()
+                .where("policy", "=", d.policy)
+                .where("content_hash", "=", hash)
+                .orderBy("seq")
+                .limit(1)
+                .executeTakeFirst();
+              if (existing) return { demonstration: fromDemonstrationRow(existing), added: false };
+              const createdAt = new Date().toISOString();
+              const seq = await insertDemonstration({ db: trx, demonstration: d, id, createdAt, hash });
+              return { demonstration: toDemonstration({ ...d, id, createdAt, seq }), added: true };
+            },
+          });
+        } catch (error) {
+          if (options.isUniqueViolation(error)) throw duplicate("demonstration", id);
+          throw error;
+        }
+      });
     },
 
     async listDemonstrations({ policy }) {
@@ -200,6 +229,35 @@ export function createKyselyStore(options: {
       return closing;
     },
   };
+}
+
+/** Inserts one validated demonstration (its content hash included) and returns the seq it was given. */
+async function insertDemonstration(options: {
+  db: Kysely<StoreTables>;
+  demonstration: NewDemonstration;
+  id: string;
+  createdAt: string;
+  hash?: string;
+}): Promise<number> {
+  const { db, demonstration: d } = options;
+  const row = await db
+    .insertInto("warden_demonstrations")
+    .values({
+      id: options.id,
+      policy: d.policy,
+      input: d.input,
+      output: d.output,
+      plan: d.plan,
+      code: d.code,
+      label: d.label ?? null,
+      origin: d.origin,
+      created_at: options.createdAt,
+      meta: d.meta === undefined ? null : JSON.stringify(d.meta),
+      content_hash: options.hash ?? demonstrationContentHash({ demonstration: d }),
+    })
+    .returning("seq")
+    .executeTakeFirstOrThrow();
+  return Number(row.seq);
 }
 
 function toDemonstration(

@@ -4,11 +4,16 @@
  * database-assigned insertion number, is declared. Applied versions are recorded in warden_migrations;
  * opening a database written by a newer Warden (an unknown version) is refused rather than guessed at.
  *
+ * Version 2 adds `content_hash` (see content-hash.ts) with a non-unique (policy, content_hash) index, and
+ * fills it for existing rows: Store.addDemonstrationOnce looks content up there, while plain
+ * addDemonstration still accepts duplicate content (hence not unique).
+ *
  * Migrations run under a lock — BEGIN IMMEDIATE on SQLite, a transaction-scoped advisory lock on
  * PostgreSQL — so processes opening the same database at once apply each version exactly once.
  */
 import { type Kysely, sql } from "kysely";
 import { WardenError } from "../core/errors.js";
+import { demonstrationContentHash } from "./content-hash.js";
 
 export type StoreDialect = "sqlite" | "postgres";
 
@@ -18,6 +23,9 @@ export interface Migration {
   // biome-ignore lint/suspicious/noExplicitAny: DDL runs before the typed tables exist.
   up(options: { db: Kysely<any>; dialect: StoreDialect }): Promise<void>;
 }
+
+/** Rows hashed per read in the content_hash backfill, so a large table is never held in memory at once. */
+const BACKFILL_BATCH = 500;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -68,6 +76,45 @@ export const MIGRATIONS: readonly Migration[] = [
         .on("warden_workflows")
         .columns(["policy", "action", "seq"])
         .execute();
+    },
+  },
+  {
+    version: 2,
+    name: "demonstration content hash",
+    async up({ db }) {
+      await db.schema.alterTable("warden_demonstrations").addColumn("content_hash", "text").execute();
+      await db.schema
+        .createIndex("warden_demonstrations_policy_content_hash")
+        .ifNotExists()
+        .on("warden_demonstrations")
+        .columns(["policy", "content_hash"])
+        .execute();
+      // SHA-256 is computed here rather than in SQL: SQLite has no built-in hash, and one implementation
+      // guarantees the backfilled values equal what the store writes for new rows. Batches walk seq upwards.
+      let after: number | string | bigint | undefined;
+      for (;;) {
+        let query = db
+          .selectFrom("warden_demonstrations")
+          .select(["seq", "input", "output", "plan", "code"])
+          .where("content_hash", "is", null);
+        if (after !== undefined) query = query.where("seq", ">", after);
+        const rows = (await query.orderBy("seq").limit(BACKFILL_BATCH).execute()) as {
+          seq: number | string | bigint;
+          input: string;
+          output: string;
+          plan: string;
+          code: string;
+        }[];
+        for (const row of rows) {
+          await db
+            .updateTable("warden_demonstrations")
+            .set({ content_hash: demonstrationContentHash({ demonstration: row }) })
+            .where("seq", "=", row.seq)
+            .execute();
+        }
+        if (rows.length < BACKFILL_BATCH) break;
+        after = rows[rows.length - 1]?.seq;
+      }
     },
   },
 ];

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError } from "../core/errors.js";
+import { demonstrationContentHash } from "./content-hash.js";
+import { MIGRATIONS, migratePostgres } from "./migrations.js";
 import { createPostgresStore } from "./postgres-store.js";
 import { describeStoreConformance } from "./store-conformance.js";
 
@@ -58,12 +61,59 @@ describe.skipIf(!url)("PostgreSQL store", () => {
       expect(listed?.map((d) => d.seq)).toEqual([...added.map((d) => d.seq)].sort((a, b) => a - b));
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      const versions = await client.query(`select version from "${shared}".warden_migrations`);
-      expect(versions.rows).toEqual([{ version: 1 }]);
+      const versions = await client.query(
+        `select version from "${shared}".warden_migrations order by version`,
+      );
+      expect(versions.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
       await client.query(`drop schema "${shared}" cascade`);
       await client.end();
     } finally {
       await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it("backfills content hashes when a version-1 schema is opened, so addDemonstrationOnce finds old rows", async () => {
+    const v1 = `${schema}_v1`;
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const old = new Kysely<unknown>({
+      dialect: new PostgresDialect({ pool: { connect: () => pool.connect(), end: async () => undefined } }),
+    });
+    await migratePostgres({
+      db: old,
+      schema: v1,
+      migrations: [MIGRATIONS[0] as (typeof MIGRATIONS)[number]],
+    });
+    await old.destroy();
+    // More rows than one backfill batch, with duplicate content (as version 1 allowed).
+    await pool.query(
+      `insert into "${v1}".warden_demonstrations (id, policy, input, output, plan, code, origin, created_at)
+       select 'old-' || i, 'p', 'input ' || (i % 700), 'out', 'plan', 'code', 'seed', '2024-01-01T00:00:00.000Z'
+       from generate_series(0, 1100) as i`,
+    );
+    try {
+      const store = await createPostgresStore({ pool, schema: v1 });
+      const { rows } = await pool.query(
+        `select input, output, plan, code, content_hash from "${v1}".warden_demonstrations`,
+      );
+      expect(rows).toHaveLength(1101);
+      for (const row of rows) expect(row.content_hash).toBe(demonstrationContentHash({ demonstration: row }));
+      const found = await store.addDemonstrationOnce({
+        demonstration: {
+          policy: "p",
+          input: "input 5",
+          output: "out",
+          plan: "plan",
+          code: "code",
+          origin: "user",
+        },
+      });
+      expect(found).toMatchObject({ added: false, demonstration: { id: "old-5" } });
+      const versions = await pool.query(`select version from "${v1}".warden_migrations order by version`);
+      expect(versions.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+      await store.close();
+    } finally {
+      await pool.query(`drop schema if exists "${v1}" cascade`);
+      await pool.end();
     }
   });
 

@@ -2,9 +2,11 @@
  * The shared Store: PostgreSQL through pg + Kysely, for several Warden instances on one database. Ids
  * are unique across instances and `seq` comes from an identity column, so every instance sees the same
  * insertion order and retrieval breaks ties the same way. `schema` keeps a deployment's (or a test
- * run's) tables in their own PostgreSQL schema, created on open.
+ * run's) tables in their own PostgreSQL schema, created on open. addDemonstrationOnce serialises callers of
+ * the same policy and content with a transaction-scoped advisory lock, which every connection to the
+ * database sees.
  */
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { z } from "zod";
 import { toWardenError, WardenError } from "../core/errors.js";
@@ -96,6 +98,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     backend: "PostgreSQL",
     isUniqueViolation: (error) =>
       typeof error === "object" && error !== null && "code" in error && error.code === "23505",
+    // The transaction is opened on the unscoped handle and then scoped, as migratePostgres does, so its
+    // queries reach this store's schema; the schema is part of the lock key (other schemas, other rows).
+    lockedTransaction: ({ key, run }) =>
+      db.transaction().execute(async (trx) => {
+        const lockKey = `${parsed.schema ?? "public"}:${key}`;
+        await sql`select pg_advisory_xact_lock(hashtext(${lockKey}))`.execute(trx);
+        return run(parsed.schema ? trx.withSchema(parsed.schema) : trx);
+      }),
     close: async () => {
       await db.destroy();
       if (ownsPool) pool.off("error", onPoolError);

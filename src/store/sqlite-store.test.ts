@@ -5,8 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError } from "../core/errors.js";
+import { demonstrationContentHash } from "./content-hash.js";
+import { MIGRATIONS, migrateSqlite } from "./migrations.js";
 import { createSqliteStore } from "./sqlite-store.js";
 import type { Demonstration } from "./store.js";
 import { describeStoreConformance } from "./store-conformance.js";
@@ -84,13 +87,122 @@ describe("SQLite store", () => {
     await store.close();
   });
 
+  it("stores content once when several processes add the same demonstrations at once", async () => {
+    const path = join(dir, "processes.db");
+    // Create the file first so the children do not also race on creating the schema.
+    await (await createSqliteStore({ path })).close();
+    const moduleUrl = pathToFileURL(fileURLToPath(new URL("./sqlite-store.ts", import.meta.url))).href;
+    const script = `
+      const { createSqliteStore } = await import(${JSON.stringify(moduleUrl)});
+      const store = await createSqliteStore({ path: process.env.WARDEN_DB });
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+        store.addDemonstrationOnce({ demonstration: {
+          policy: "procs", input: "case " + (i % 10), output: "o", plan: "p", code: "c", origin: "seed" } })));
+      await store.close();
+      console.log(JSON.stringify(results.filter((r) => r.added).length));
+    `;
+    const outputs = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+          timeout: 60_000,
+          env: { ...process.env, WARDEN_DB: path },
+        }),
+      ),
+    );
+    const addedPerProcess = outputs.map((o) => Number(o.stdout.trim()));
+    expect(addedPerProcess.reduce((a, b) => a + b, 0)).toBe(10);
+    const store = await createSqliteStore({ path });
+    const listed = await store.listDemonstrations({ policy: "procs" });
+    expect(listed.map((d) => d.input).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `case ${i}`).sort(),
+    );
+    await store.close();
+  }, 90_000);
+
+  it("backfills content hashes when a version-1 database is opened, so addDemonstrationOnce finds old rows", async () => {
+    const path = join(dir, "version1.db");
+    const raw = new Database(path);
+    const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database: raw }) });
+    await migrateSqlite({ db: old, migrations: [MIGRATIONS[0] as (typeof MIGRATIONS)[number]] });
+    // More rows than one backfill batch, with duplicate content (as version 1 allowed) and two policies.
+    const insert = raw.prepare(
+      "insert into warden_demonstrations (id, policy, input, output, plan, code, label, origin, created_at, meta) values (?, ?, ?, ?, ?, ?, null, 'seed', '2024-01-01T00:00:00.000Z', null)",
+    );
+    raw.transaction(() => {
+      for (let i = 0; i < 1203; i++) {
+        insert.run(`old-${i}`, i % 2 === 0 ? "even" : "odd", `input ${i % 600}`, "out", "plan", "code");
+      }
+    })();
+    await old.destroy();
+    const before = new Database(path, { readonly: true });
+    expect(() => before.prepare("select content_hash from warden_demonstrations").all()).toThrow(
+      /content_hash/,
+    );
+    before.close();
+
+    const store = await createSqliteStore({ path });
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("select version from warden_migrations order by version").all()).toEqual(
+      MIGRATIONS.map((m) => ({ version: m.version })),
+    );
+    const rows = check
+      .prepare("select input, output, plan, code, content_hash from warden_demonstrations")
+      .all() as { input: string; output: string; plan: string; code: string; content_hash: string | null }[];
+    check.close();
+    expect(rows).toHaveLength(1203);
+    for (const row of rows) expect(row.content_hash).toBe(demonstrationContentHash({ demonstration: row }));
+
+    // "input 0" was written as old-0 (even) and old-600 (even): the earliest is returned, nothing is added.
+    const found = await store.addDemonstrationOnce({
+      demonstration: {
+        policy: "even",
+        input: "input 0",
+        output: "out",
+        plan: "plan",
+        code: "code",
+        origin: "user",
+      },
+    });
+    expect(found.added).toBe(false);
+    expect(found.demonstration.id).toBe("old-0");
+    const last = await store.addDemonstrationOnce({
+      demonstration: {
+        policy: "odd",
+        input: "input 1",
+        output: "out",
+        plan: "plan",
+        code: "code",
+        origin: "user",
+      },
+    });
+    expect(last).toMatchObject({ added: false, demonstration: { id: "old-1" } });
+    expect(
+      (
+        await store.addDemonstrationOnce({
+          demonstration: {
+            policy: "odd",
+            input: "input 0",
+            output: "out",
+            plan: "plan",
+            code: "code",
+            origin: "user",
+          },
+        })
+      ).added,
+    ).toBe(true);
+    expect(await store.countDemonstrations({})).toBe(1204);
+    await store.close();
+  });
+
   it("opens in WAL mode and records the schema version", async () => {
     const path = join(dir, "wal.db");
     const store = await createSqliteStore({ path });
     await store.close();
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(raw.prepare("select version from warden_migrations").all()).toEqual([{ version: 1 }]);
+    expect(raw.prepare("select version from warden_migrations order by version").all()).toEqual(
+      MIGRATIONS.map((m) => ({ version: m.version })),
+    );
     raw.close();
     // Opening again applies nothing new and keeps working.
     const again = await createSqliteStore({ path });

@@ -3,11 +3,18 @@
  * process. WAL mode lets readers run beside the writer, a busy timeout makes concurrent processes wait
  * for the lock instead of failing, and the schema is created or migrated when the file is opened.
  * `path: ":memory:"` gives a private in-memory database (tests, throwaway runs).
+ *
+ * addDemonstrationOnce's lock is the database's write lock, taken with BEGIN IMMEDIATE on the one
+ * connection. better-sqlite3 waits for a busy lock synchronously, which would freeze the event loop, and
+ * with it a second store on the same file in this process that holds the lock and needs the loop to
+ * commit; so BEGIN IMMEDIATE is tried without the busy wait and retried after short async sleeps until
+ * the busy timeout has passed.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import { z } from "zod";
 import { toWardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
@@ -33,11 +40,12 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     value: options,
     what: "SQLite store options",
   });
+  const timeoutMs = busyTimeoutMs ?? 5000;
   let database: Database.Database;
   try {
     if (path !== ":memory:" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
     database = new Database(path);
-    database.pragma(`busy_timeout = ${busyTimeoutMs ?? 5000}`);
+    database.pragma(`busy_timeout = ${timeoutMs}`);
     if (path !== ":memory:") database.pragma("journal_mode = WAL");
     // WAL + NORMAL is durable across application crashes; only an OS crash can lose the last commits.
     database.pragma("synchronous = NORMAL");
@@ -59,6 +67,55 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       error !== null &&
       "code" in error &&
       (error.code === "SQLITE_CONSTRAINT_UNIQUE" || error.code === "SQLITE_CONSTRAINT_PRIMARYKEY"),
+    // One write lock per database: the key is not needed to serialise.
+    lockedTransaction: ({ run }) =>
+      db.connection().execute(async (conn) => {
+        await beginImmediate({ database, conn, timeoutMs });
+        try {
+          const result = await run(conn);
+          await sql`commit`.execute(conn);
+          return result;
+        } catch (error) {
+          await sql`rollback`.execute(conn).catch(() => undefined);
+          throw error;
+        }
+      }),
     close: () => db.destroy(),
   });
+}
+
+/** BEGIN IMMEDIATE on `conn`, polled with async sleeps rather than a blocking busy wait (see the header). */
+async function beginImmediate(options: {
+  database: Database.Database;
+  conn: Kysely<StoreTables>;
+  timeoutMs: number;
+}): Promise<void> {
+  const { database, conn, timeoutMs } = options;
+  const deadline = Date.now() + timeoutMs;
+  // The connection is held exclusively (Kysely's connection()), so nothing else runs under this setting.
+  database.pragma("busy_timeout = 0");
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await sql`begin immediate`.execute(conn);
+        return;
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      // Jittered backoff from 1 ms to about 50 ms, so waiting callers do not retry in lockstep.
+      await sleep(Math.min(2 ** attempt, 50) * (0.5 + Math.random()));
+    }
+  } finally {
+    database.pragma(`busy_timeout = ${timeoutMs}`);
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    typeof error.code === "string" &&
+    error.code.startsWith("SQLITE_BUSY")
+  );
 }

@@ -128,6 +128,82 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
       expect(await two.listDemonstrations({ policy })).toEqual(await one.listDemonstrations({ policy }));
     });
 
+    it("adds a demonstration once by content, per policy, and returns the earliest stored copy", async () => {
+      const store = await create();
+      const a = unique("once-a");
+      const b = unique("once-b");
+      const first = await store.addDemonstrationOnce({ demonstration: demo(a) });
+      expect(first.added).toBe(true);
+      expect(await store.listDemonstrations({ policy: a })).toEqual([first.demonstration]);
+      // Id, label, origin and meta are not content: the stored demonstration comes back unchanged.
+      const same = await store.addDemonstrationOnce({
+        demonstration: demo(a, { id: unique("other-id"), label: 1, origin: "learned", meta: { k: 1 } }),
+      });
+      expect(same).toEqual({ demonstration: first.demonstration, added: false });
+      // Another policy, or any other content field, is another demonstration.
+      const otherPolicy = await store.addDemonstrationOnce({ demonstration: demo(b) });
+      expect(otherPolicy.added).toBe(true);
+      expect(otherPolicy.demonstration.id).not.toBe(first.demonstration.id);
+      for (const field of ["input", "output", "plan", "code"] as const) {
+        const changed = await store.addDemonstrationOnce({
+          demonstration: demo(a, { [field]: `${demo(a)[field]} (changed)` }),
+        });
+        expect(changed.added, field).toBe(true);
+      }
+      const givenId = unique("given");
+      const withId = await store.addDemonstrationOnce({
+        demonstration: demo(a, { id: givenId, input: "with an id", label: 0, meta: { n: [1] } }),
+      });
+      expect(withId.added).toBe(true);
+      expect(withId.demonstration.id).toBe(givenId);
+      expect(withId.demonstration.seq).toBeGreaterThan(first.demonstration.seq);
+      expect(await store.countDemonstrations({ policy: a })).toBe(6);
+      expect((await store.listDemonstrations({ policy: a })).at(-1)).toEqual(withId.demonstration);
+
+      // Plain addDemonstration still accepts duplicate content; addDemonstrationOnce then finds the earliest.
+      const plain = await store.addDemonstration({ demonstration: demo(a) });
+      expect(plain.id).not.toBe(first.demonstration.id);
+      expect(await store.countDemonstrations({ policy: a })).toBe(7);
+      expect((await store.addDemonstrationOnce({ demonstration: demo(a) })).demonstration).toEqual(
+        first.demonstration,
+      );
+      // A new content under an id that exists is refused as addDemonstration refuses it, and not stored.
+      await rejects(
+        store.addDemonstrationOnce({ demonstration: demo(a, { id: givenId, input: "fresh content" }) }),
+        "demonstration.id",
+      );
+      expect(await store.countDemonstrations({ policy: a })).toBe(7);
+      // The store keeps working after the refused transaction.
+      expect((await store.addDemonstrationOnce({ demonstration: demo(a, { input: "after" }) })).added).toBe(
+        true,
+      );
+    });
+
+    it("stores given content once when two instances on the same database add it at once", async () => {
+      const one = await create();
+      const two = await create();
+      const policy = unique("once-race");
+      const contents = ["alpha", "beta", "gamma", "delta"];
+      const calls = contents.flatMap((input, c) =>
+        Array.from({ length: 6 }, (_, i) =>
+          (i % 2 === 0 ? one : two).addDemonstrationOnce({
+            demonstration: demo(policy, { input, meta: { call: i, content: c } }),
+          }),
+        ),
+      );
+      const results = await Promise.all(calls);
+      const listed = await one.listDemonstrations({ policy });
+      expect(listed.map((d) => d.input).sort()).toEqual([...contents].sort());
+      expect(await two.listDemonstrations({ policy })).toEqual(listed);
+      for (const input of contents) {
+        const mine = results.filter((r) => r.demonstration.input === input);
+        expect(mine).toHaveLength(6);
+        expect(mine.filter((r) => r.added)).toHaveLength(1);
+        const stored = listed.find((d) => d.input === input);
+        for (const r of mine) expect(r.demonstration).toEqual(stored);
+      }
+    });
+
     it("round-trips text, label and meta exactly (unicode, long texts)", async () => {
       const store = await create();
       const policy = unique("unicode ✓ политика");
@@ -208,17 +284,26 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     it("rejects bad input with a WardenError naming the field", async () => {
       const store = await create();
       const policy = unique("bad");
-      const bad = (over: Record<string, unknown>) =>
-        store.addDemonstration({ demonstration: { ...demo(policy), ...over } as NewDemonstration });
-      await rejects(bad({ policy: "" }), "demonstration.policy");
-      await rejects(bad({ input: 42 }), "demonstration.input");
-      await rejects(bad({ output: undefined }), "demonstration.output");
-      await rejects(bad({ label: 2 }), "demonstration.label");
-      await rejects(bad({ origin: "imported" }), "demonstration.origin");
-      await rejects(bad({ code: "nul \u0000 inside" }), "demonstration.code");
-      await rejects(bad({ plan: "lone \uD800 surrogate" }), "demonstration.plan");
-      await rejects(bad({ meta: { f: () => 1 } }), "demonstration.meta");
-      await rejects(bad({ id: "" }), "demonstration.id");
+      // addDemonstrationOnce validates exactly as addDemonstration does.
+      for (const add of [
+        (demonstration: NewDemonstration) => store.addDemonstration({ demonstration }),
+        (demonstration: NewDemonstration) => store.addDemonstrationOnce({ demonstration }),
+      ]) {
+        const bad = (over: Record<string, unknown>) => add({ ...demo(policy), ...over } as NewDemonstration);
+        await rejects(bad({ policy: "" }), "demonstration.policy");
+        await rejects(bad({ input: 42 }), "demonstration.input");
+        await rejects(bad({ output: undefined }), "demonstration.output");
+        await rejects(bad({ label: 2 }), "demonstration.label");
+        await rejects(bad({ origin: "imported" }), "demonstration.origin");
+        await rejects(bad({ code: "nul \u0000 inside" }), "demonstration.code");
+        await rejects(bad({ plan: "lone \uD800 surrogate" }), "demonstration.plan");
+        await rejects(bad({ meta: { f: () => 1 } }), "demonstration.meta");
+        await rejects(bad({ id: "" }), "demonstration.id");
+      }
+      await rejects(
+        store.addDemonstrationOnce({} as unknown as { demonstration: NewDemonstration }),
+        "demonstration",
+      );
       await rejects(store.listDemonstrations({ policy: 7 as unknown as string }), "policy");
       await rejects(store.deleteDemonstration({ id: "" }), "id");
       await rejects(

@@ -48,7 +48,18 @@ export interface Workflow {
 export type NewWorkflow = Omit<Workflow, "id" | "createdAt" | "seq"> & { id?: string };
 
 export interface Store {
+  /** Appends a demonstration; duplicate content is allowed (only a duplicate id is refused). */
   addDemonstration(options: { demonstration: NewDemonstration }): Promise<Demonstration>;
+  /**
+   * Appends a demonstration unless one of the same policy with the same content (content-hash.ts: input,
+   * output, plan, code) is stored, in which case that one (the earliest by seq) is returned with
+   * `added: false`. The lookup and the insert are one locked transaction, so concurrent callers — other
+   * store instances and other processes on the same database included — store given content once.
+   * Input is validated as addDemonstration validates it; a duplicate id is refused the same way.
+   */
+  addDemonstrationOnce(options: {
+    demonstration: NewDemonstration;
+  }): Promise<{ demonstration: Demonstration; added: boolean }>;
   /** All demonstrations of a policy, in insertion order. */
   listDemonstrations(options: { policy: string }): Promise<Demonstration[]>;
   countDemonstrations(options: { policy?: string }): Promise<number>;

@@ -1,22 +1,33 @@
 /** A minimal in-memory Store for the shield's tests (the SQLite store lives in src/store). */
+import { demonstrationContentHash } from "../../../store/content-hash.js";
 import type { Demonstration, NewDemonstration, NewWorkflow, Store, Workflow } from "../../../store/store.js";
 
 export function createInMemoryStore(): Store & { workflows: Workflow[] } {
   const workflows: Workflow[] = [];
   const demonstrations: Demonstration[] = [];
   let seq = 0;
+  const addDemonstration = async ({ demonstration }: { demonstration: NewDemonstration }) => {
+    seq += 1;
+    const d: Demonstration = {
+      ...demonstration,
+      id: demonstration.id ?? `d${seq}`,
+      createdAt: new Date(0).toISOString(),
+      seq,
+    };
+    demonstrations.push(d);
+    return d;
+  };
   return {
     workflows,
-    async addDemonstration({ demonstration }: { demonstration: NewDemonstration }) {
-      seq += 1;
-      const d: Demonstration = {
-        ...demonstration,
-        id: demonstration.id ?? `d${seq}`,
-        createdAt: new Date(0).toISOString(),
-        seq,
-      };
-      demonstrations.push(d);
-      return d;
+    addDemonstration,
+    // One process, no awaits between lookup and insert: atomic without a lock.
+    async addDemonstrationOnce({ demonstration }: { demonstration: NewDemonstration }) {
+      const hash = demonstrationContentHash({ demonstration });
+      const existing = demonstrations.find(
+        (d) => d.policy === demonstration.policy && demonstrationContentHash({ demonstration: d }) === hash,
+      );
+      if (existing) return { demonstration: existing, added: false };
+      return { demonstration: await addDemonstration({ demonstration }), added: true };
     },
     async listDemonstrations({ policy }) {
       return demonstrations.filter((d) => d.policy === policy);

@@ -1,7 +1,8 @@
 /**
  * The identity of a demonstration's content: SHA-256 over input, output, plan and code (not id, label,
- * origin or meta). Seeding compares it with what the memory holds, so seeding the same files on every
- * start adds nothing twice, and learning skips a case that is already remembered.
+ * origin or meta). The stores keep it in a column so that "add unless the same content is stored" is one
+ * locked lookup-and-insert across every Warden instance on a database (Store.addDemonstrationOnce); the
+ * memory also keeps a local set of it to skip known content without a round trip.
  */
 import { createHash } from "node:crypto";
 
