@@ -1,9 +1,13 @@
 /**
  * The options every guard command shares — policy, engine, model, memory, toolbox, cassette, fail mode —
  * registered once here for `warden check`, `warden serve` and `warden mcp serve|proxy`, and turned into
- * guard service options (validated by openGuardService).
+ * guard service options (validated by openGuardService). `--check-timeout` is registered only on the
+ * long-running faces (`serve`, `mcp serve`), whose checks go through the guard service that enforces it.
  */
 import type { Command } from "commander";
+import { z } from "zod";
+import { parseWith } from "../core/validate.js";
+import { CheckTimeoutMsSchema, DEFAULT_CHECK_TIMEOUT_MS } from "../runtime/guard-service.js";
 import type { GuardServiceOptions } from "../runtime/open-guard-service.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -44,6 +48,33 @@ export function addGuardOptions(options: { command: Command; policy?: "one" | "m
     .option("--cassette <file>", "record model calls to / replay them from this file")
     .option("--cassette-mode <mode>", "record | replay | auto", "auto")
     .option("--fail-open", "allow (and say so) when a check cannot be completed; the default is to deny");
+}
+
+/** Registers `--check-timeout <ms>`: the time limit of one check, past which it is denied. */
+export function addCheckTimeoutOption(options: { command: Command }): Command {
+  return options.command.option(
+    "--check-timeout <ms>",
+    `time limit of one check in ms, past which it is denied (default ${DEFAULT_CHECK_TIMEOUT_MS}; 0 = none)`,
+  );
+}
+
+// Digits only: Number("") is 0, and an empty value must not quietly mean "no limit".
+const CheckTimeoutFlagSchema = z
+  .string()
+  .regex(/^\d+$/, "a whole number of milliseconds (0 for no limit)")
+  .transform(Number)
+  .pipe(CheckTimeoutMsSchema)
+  .optional();
+
+/** `{ checkTimeoutMs }` from what addCheckTimeoutOption parsed, or nothing when the flag was not given. */
+export function checkTimeoutFrom(options: { raw: Record<string, unknown> }): { checkTimeoutMs?: number } {
+  const ms = parseWith({
+    schema: CheckTimeoutFlagSchema,
+    value: options.raw.checkTimeout,
+    what: "options",
+    path: "--check-timeout",
+  });
+  return ms === undefined ? {} : { checkTimeoutMs: ms };
 }
 
 /** The guard service options from what addGuardOptions parsed (validated by openGuardService). */

@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   "DATASET_INVALID",
   "UNSUPPORTED",
   "ABORTED",
+  "CHECK_TIMEOUT",
   "INTERNAL",
 ] as const;
 

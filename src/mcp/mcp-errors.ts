@@ -6,7 +6,8 @@
  *   EXTRACTION_FAILED, MODEL_CONFIG               -32602 InvalidParams  (the arguments must change; for
  *                                                  MODEL_CONFIG: pick an engine this server has a model for)
  *   UNSUPPORTED                                    -32600 InvalidRequest
- *   MODEL_TIMEOUT, SANDBOX_TIMEOUT                 -32001 RequestTimeout
+ *   MODEL_TIMEOUT, SANDBOX_TIMEOUT, CHECK_TIMEOUT  -32001 RequestTimeout (a check past the guard
+ *                                                  service's limit is a fail-closed Decision, not this)
  *   ABORTED                                        -32000 ConnectionClosed (shutting down or cancelled)
  *   everything else                                -32603 InternalError
  *
@@ -37,6 +38,7 @@ export const MCP_ERROR_CODE_BY_WARDEN_CODE: Readonly<Record<ErrorCode, number>> 
   DATASET_INVALID: McpErrorCode.InternalError,
   UNSUPPORTED: McpErrorCode.InvalidRequest,
   ABORTED: McpErrorCode.ConnectionClosed,
+  CHECK_TIMEOUT: McpErrorCode.RequestTimeout,
   INTERNAL: McpErrorCode.InternalError,
 };
 

@@ -1,6 +1,7 @@
 /**
  * Counters of a long-running guard (HTTP or MCP server): checks answered, by verdict, policy and engine,
- * errors by code, and what the models cost. Kept in memory; a restart starts them again.
+ * checks cut off by the time limit, errors by code, and what the models cost. Kept in memory; a restart
+ * starts them again.
  */
 import type { Decision, Verdict } from "../core/decision.js";
 import type { ErrorCode } from "../core/errors.js";
@@ -19,6 +20,8 @@ export interface CheckStatsSnapshot {
   checks: VerdictCounts & {
     /** Decisions reached without evaluating the policy (fail-closed or fail-open). */
     failures: number;
+    /** Of those, checks cut off by the guard's time limit (failure code CHECK_TIMEOUT), denied. */
+    timeouts: number;
     /** Mean wall time of a check, ms (0 before the first). */
     meanMs: number;
     maxMs: number;
@@ -45,7 +48,7 @@ const emptyCounts = (): VerdictCounts => ({ total: 0, allow: 0, deny: 0, ask: 0 
 export function createCheckStats(options: { now?: () => number } = {}): CheckStats {
   const now = options.now ?? Date.now;
   const started = now();
-  const checks = { ...emptyCounts(), failures: 0, totalMs: 0, maxMs: 0 };
+  const checks = { ...emptyCounts(), failures: 0, timeouts: 0, totalMs: 0, maxMs: 0 };
   const byPolicy = new Map<string, VerdictCounts>();
   const byEngine = new Map<string, number>();
   const errors = new Map<ErrorCode, number>();
@@ -60,6 +63,7 @@ export function createCheckStats(options: { now?: () => number } = {}): CheckSta
     recordDecision({ policy, decision, ms }) {
       count(checks, decision.verdict);
       if (decision.failure) checks.failures++;
+      if (decision.failure?.code === "CHECK_TIMEOUT") checks.timeouts++;
       checks.totalMs += ms;
       checks.maxMs = Math.max(checks.maxMs, ms);
       let perPolicy = byPolicy.get(policy);

@@ -1,17 +1,33 @@
 /**
  * The guard behind Warden's long-running faces (HTTP server, MCP server): preloaded policies by name,
  * engines by name, and counters. Each face validates its own input and maps errors its own way; this
- * service only answers checks, so a check means the same thing whichever face received it.
+ * service only answers checks, so a check means the same thing whichever face received it. It also bounds
+ * how long one check may take: past the limit the answer is a fail-closed deny, whatever the engine is
+ * still doing, so a hung engine or a long chain of debugging rounds cannot hold a request open.
  */
-import type { Decision } from "../core/decision.js";
+import { z } from "zod";
+import { type Decision, failureDecision, zeroCost } from "../core/decision.js";
 import { toWardenError, WardenError } from "../core/errors.js";
-import { isCompiled, type Policy } from "../core/policy.js";
+import { isCompiled, type Policy, policyRef } from "../core/policy.js";
 import type { Subject } from "../core/subject.js";
+import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import type { ModelClient } from "../llm/model.js";
 import { type CheckStatsSnapshot, createCheckStats } from "./check-stats.js";
 import type { EngineName } from "./create-engine.js";
 import type { EngineProvider } from "./engine-pool.js";
+
+/** Default time limit of one check: generous for a model engine's debugging rounds, but finite. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 300_000;
+/** setTimeout's largest delay; a longer one would fire at once. */
+export const MAX_CHECK_TIMEOUT_MS = 2_147_483_647;
+
+/** A check's time limit in ms: a whole number, 0 for none. */
+export const CheckTimeoutMsSchema = z.number().int().min(0).max(MAX_CHECK_TIMEOUT_MS);
+
+const ServiceLimitsSchema = z.object({
+  checkTimeoutMs: CheckTimeoutMsSchema.default(DEFAULT_CHECK_TIMEOUT_MS),
+});
 
 export interface PolicySummary {
   name: string;
@@ -31,7 +47,10 @@ export interface GuardService {
   getPolicy(options: { name: string }): Policy;
   /** The engine of that name (the default when absent); throws MODEL_CONFIG when it needs a missing model. */
   getEngine(options: { engine?: EngineName }): Promise<Engine>;
-  /** One decision; a deny is a returned Decision, errors (unknown policy, engine without model) throw. */
+  /**
+   * One decision; a deny is a returned Decision, errors (unknown policy, engine without model) throw. A
+   * check past the time limit is a fail-closed deny with failure code CHECK_TIMEOUT.
+   */
   check(options: {
     policy: string;
     subject: Subject;
@@ -68,7 +87,14 @@ export function createGuardService(options: {
   model?: ModelClient;
   /** Runs after the engines are closed (a store opened for the engines' memory). */
   onClose?: () => Promise<void>;
+  /** Time limit of one check in ms (default 300 000); 0 for none. */
+  checkTimeoutMs?: number;
 }): GuardService {
+  const { checkTimeoutMs } = parseWith({
+    schema: ServiceLimitsSchema,
+    value: { checkTimeoutMs: options.checkTimeoutMs },
+    what: "guard service options",
+  });
   const policies = new Map<string, Policy>();
   for (const policy of options.policies) {
     if (policies.has(policy.name)) {
@@ -105,8 +131,22 @@ export function createGuardService(options: {
       const started = performance.now();
       try {
         const policy = getPolicy({ name });
-        const engine = await engines.get({ ...(engineName ? { engine: engineName } : {}) });
-        const decision = await engine.check({ policy, subject, ...(signal ? { signal } : {}) });
+        const getEngine = () => engines.get({ ...(engineName ? { engine: engineName } : {}) });
+        let decision: Decision;
+        if (checkTimeoutMs === 0) {
+          const engine = await getEngine();
+          decision = await engine.check({ policy, subject, ...(signal ? { signal } : {}) });
+        } else {
+          decision = await checkWithin({
+            policy,
+            subject,
+            getEngine,
+            engineName: engineName ?? engines.defaultEngine,
+            limitMs: checkTimeoutMs,
+            started,
+            ...(signal ? { signal } : {}),
+          });
+        }
         stats.recordDecision({ policy: name, decision, ms: performance.now() - started });
         return decision;
       } catch (error) {
@@ -125,4 +165,68 @@ export function createGuardService(options: {
       }
     },
   };
+}
+
+const TIMED_OUT = Symbol("timed out");
+
+/**
+ * Runs one check (engine lookup included) against a timer. The engine gets a signal aborted by the
+ * caller's or by the timer, but the answer does not wait for it to stop: a hung engine may ignore the
+ * signal, so the timer races it and the engine's late result, or late rejection, is dropped.
+ */
+async function checkWithin(options: {
+  policy: Policy;
+  subject: Subject;
+  getEngine: () => Promise<Engine>;
+  engineName: string;
+  limitMs: number;
+  started: number;
+  signal?: AbortSignal;
+}): Promise<Decision> {
+  const { policy, subject, limitMs, signal } = options;
+  const timer = new AbortController();
+  const combined = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+  let engine: Engine | undefined;
+  const running = (async () => {
+    engine = await options.getEngine();
+    return engine.check({ policy, subject, signal: combined });
+  })();
+  // The race below handles the rejection while it is pending; this handles one that comes after it.
+  running.catch(() => undefined);
+  let timeout: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
+    timeout = setTimeout(() => {
+      // Resolve before aborting, so an engine that rejects at once on abort does not win the race.
+      resolve(TIMED_OUT);
+      timer.abort(
+        new WardenError({ code: "CHECK_TIMEOUT", message: `the check did not finish within ${limitMs} ms` }),
+      );
+    }, limitMs);
+  });
+  try {
+    const outcome = await Promise.race([running, expired]);
+    if (outcome !== TIMED_OUT) return outcome;
+  } finally {
+    clearTimeout(timeout);
+  }
+  if (signal?.aborted) {
+    // The caller gave up first (client went away, request cancelled): that stays a cancellation, which
+    // is what a well-behaved engine answers to the caller's abort; the limit only stopped the wait.
+    throw new WardenError({
+      code: "ABORTED",
+      message: `the check was cancelled by the caller and its engine did not stop within ${limitMs} ms`,
+      details: { limitMs },
+    });
+  }
+  const cost = zeroCost();
+  cost.ms = performance.now() - options.started;
+  // Always fail-closed: allowing whatever is slow enough to check would let a caller buy an allow by
+  // making the check slow, so a fail-open configuration applies to the engines' failures only.
+  return failureDecision({
+    engine: (engine as Engine | undefined)?.name ?? options.engineName,
+    policy: policyRef(policy),
+    code: "CHECK_TIMEOUT",
+    message: `the check did not finish within ${limitMs} ms; nothing was allowed`,
+    cost,
+  });
 }

@@ -15,7 +15,7 @@ import { loadToolFunctions } from "../toolbox/load-tool-functions.js";
 import { ENGINE_NAMES } from "./create-engine.js";
 import { openStore } from "./default-store.js";
 import { createEnginePool } from "./engine-pool.js";
-import { createGuardService, type GuardService } from "./guard-service.js";
+import { CheckTimeoutMsSchema, createGuardService, type GuardService } from "./guard-service.js";
 import { ModelOptionsSchema, modelFromOptions } from "./model-options.js";
 import { loadPolicyWithSeeds } from "./policy-context.js";
 
@@ -36,6 +36,8 @@ export const GuardServiceOptionsSchema = ModelOptionsSchema.extend({
   failOpen: z.boolean().default(false),
   learn: z.enum(["off", "successful", "correct-only"]).default("successful"),
   sandboxWorkers: z.coerce.number().int().min(1).max(64).optional(),
+  /** Time limit of one check in ms, past which it is denied (default 300 000); 0 for none. */
+  checkTimeoutMs: CheckTimeoutMsSchema.optional(),
 });
 export type GuardServiceOptions = z.input<typeof GuardServiceOptionsSchema>;
 
@@ -97,6 +99,7 @@ export async function openGuardService(
       engines,
       ...(model ? { model } : {}),
       ...(openedStore ? { onClose: () => openedStore.close() } : {}),
+      ...(o.checkTimeoutMs !== undefined ? { checkTimeoutMs: o.checkTimeoutMs } : {}),
     });
     await service.getEngine({});
     return service;

@@ -201,3 +201,34 @@ describe("createWardenApp with a failing engine", () => {
     await service.close();
   });
 });
+
+describe("createWardenApp with an engine that never answers", () => {
+  it("answers the time limit's fail-closed deny as a Decision with 200, and counts it in /v1/stats", async () => {
+    const service = createGuardService({
+      policies: [loadPolicy({ ref: "mcp-tools" }).policy],
+      engines: {
+        defaultEngine: "compiled",
+        get: async () => ({ name: "hung", check: () => new Promise<Decision>(() => undefined) }),
+      },
+      checkTimeoutMs: 50,
+    });
+    const app = createWardenApp({ service, logger: false });
+    const res = await post(app, { policy: "mcp-tools", subject: { input: "x" } });
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Decision;
+    expect(d).toMatchObject({
+      allowed: false,
+      verdict: "deny",
+      engine: "hung",
+      failure: { code: "CHECK_TIMEOUT", mode: "closed" },
+    });
+    expect(d.failure?.message).toContain("50 ms");
+    const stats = (await (await app.request("/v1/stats")).json()) as {
+      checks: Record<string, number>;
+      errors: { total: number };
+    };
+    expect(stats.checks).toMatchObject({ total: 1, deny: 1, failures: 1, timeouts: 1 });
+    expect(stats.errors.total).toBe(0);
+    await service.close();
+  }, 2000);
+});

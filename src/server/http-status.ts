@@ -16,6 +16,8 @@
  *   MODEL_OUTPUT_INVALID   502  these into fail-closed Decisions; these statuses are for the rest)
  *   MODEL_TIMEOUT          504
  *   SANDBOX_TIMEOUT        504
+ *   CHECK_TIMEOUT          504  (the guard service answers a check past its time limit with a fail-closed
+ *                               Decision, 200; the status is here for completeness)
  *   STORE_ERROR            503  the memory store is unavailable
  *   ABORTED                503  the server is shutting down or the request was cancelled
  *   everything else        500
@@ -47,6 +49,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   DATASET_INVALID: 500,
   UNSUPPORTED: 501,
   ABORTED: 503,
+  CHECK_TIMEOUT: 504,
   INTERNAL: 500,
 };
 

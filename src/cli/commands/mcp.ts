@@ -13,7 +13,13 @@ import { createGuardedMcpProxy } from "../../mcp/guarded-mcp-proxy.js";
 import { createWardenMcpServer } from "../../mcp/warden-mcp-server.js";
 import { openGuardService } from "../../runtime/open-guard-service.js";
 import { createServerLogger } from "../../server/request-log.js";
-import { addGuardOptions, guardOptionsFrom, untilStopped } from "../guard-options.js";
+import {
+  addCheckTimeoutOption,
+  addGuardOptions,
+  checkTimeoutFrom,
+  guardOptionsFrom,
+  untilStopped,
+} from "../guard-options.js";
 import { readJsonInput } from "../read-input.js";
 
 const LogLevelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
@@ -48,7 +54,7 @@ export function registerMcpCommand(options: { program: Command }): void {
   const serve = mcp
     .command("serve")
     .description("Serve warden_check and warden_policies as an MCP server on stdio");
-  addGuardOptions({ command: serve })
+  addCheckTimeoutOption({ command: addGuardOptions({ command: serve }) })
     .option(
       "--log-level <level>",
       "fatal | error | warn | info | debug | trace | silent (logs go to stderr)",
@@ -56,8 +62,9 @@ export function registerMcpCommand(options: { program: Command }): void {
     )
     .action(async (raw: Record<string, unknown>) => {
       const logLevel = parseWith({ schema: LogLevelSchema, value: raw.logLevel, what: "--log-level" });
+      const checkTimeout = checkTimeoutFrom({ raw });
       const logger = createServerLogger({ level: logLevel, name: "warden-mcp" });
-      const service = await openGuardService(guardOptionsFrom({ raw }));
+      const service = await openGuardService({ ...guardOptionsFrom({ raw }), ...checkTimeout });
       const server = createWardenMcpServer({ service, logger });
       const closed = new Promise<void>((resolve) => {
         server.onclose = resolve;

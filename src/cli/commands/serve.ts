@@ -4,7 +4,13 @@ import { z } from "zod";
 import { parseWith } from "../../core/validate.js";
 import { createServerLogger } from "../../server/request-log.js";
 import { startServer } from "../../server/start-server.js";
-import { addGuardOptions, guardOptionsFrom, untilStopped } from "../guard-options.js";
+import {
+  addCheckTimeoutOption,
+  addGuardOptions,
+  checkTimeoutFrom,
+  guardOptionsFrom,
+  untilStopped,
+} from "../guard-options.js";
 
 const ServeOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(8787),
@@ -17,7 +23,7 @@ export function registerServeCommand(options: { program: Command }): void {
   const command = options.program
     .command("serve")
     .description("Serve guard checks over HTTP (POST /v1/check, GET /v1/policies, /v1/stats, /healthz)");
-  addGuardOptions({ command })
+  addCheckTimeoutOption({ command: addGuardOptions({ command }) })
     .option("--port <port>", "port to listen on (0 = any free port)", "8787")
     .option(
       "--host <host>",
@@ -32,10 +38,12 @@ export function registerServeCommand(options: { program: Command }): void {
         value: { port: raw.port, host: raw.host, maxBodyBytes: raw.maxBodyBytes, logLevel: raw.logLevel },
         what: "serve options",
       });
+      const checkTimeout = checkTimeoutFrom({ raw });
       const logger = createServerLogger({ level: o.logLevel });
       const { policies, ...guard } = guardOptionsFrom({ raw });
       const server = await startServer({
         ...guard,
+        ...checkTimeout,
         policyRefs: policies ?? [],
         port: o.port,
         host: o.host,
