@@ -85,6 +85,44 @@ describe("CLI commands over stdio and HTTP", () => {
     }
   });
 
+  it.concurrent("warden mcp proxy checks resource reads, and --no-guard-content forwards them", async () => {
+    const proxy = (...flags: string[]) =>
+      new StdioClientTransport({
+        command: node[0]!,
+        args: [
+          ...node.slice(1),
+          cli,
+          "mcp",
+          "proxy",
+          "--policy",
+          "mcp-tools",
+          "--log-level",
+          "silent",
+          ...flags,
+          "--",
+          ...node,
+          upstream,
+        ],
+        env: env(),
+        stderr: "pipe",
+      });
+    const guarded = new Client({ name: "agent", version: "1.0.0" });
+    const open = new Client({ name: "agent", version: "1.0.0" });
+    try {
+      await Promise.all([
+        guarded.connect(proxy(), { timeout: 30_000 }),
+        open.connect(proxy("--no-guard-content"), { timeout: 30_000 }),
+      ]);
+      expect(guarded.getServerCapabilities()?.resources).toBeDefined();
+      // mcp-tools has no rule for resources/read, so its default ("ask") holds the read.
+      await expect(guarded.readResource({ uri: "file:///tmp/notes.txt" })).rejects.toThrow(/confirm|ask/i);
+      const read = await open.readResource({ uri: "file:///tmp/notes.txt" });
+      expect(read.contents[0]).toMatchObject({ text: "remember the milk" });
+    } finally {
+      await Promise.all([guarded.close(), open.close()]);
+    }
+  });
+
   it.concurrent("warden mcp serve answers warden_check on stdio", async () => {
     const transport = new StdioClientTransport({
       command: node[0]!,

@@ -1,18 +1,61 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Decision } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
+import type { Policy, ToolRule } from "../core/policy.js";
 import type { Subject } from "../core/subject.js";
 import type { Engine } from "../engines/engine.js";
 import { loadPolicy } from "../policies/load-policy.js";
 import { createEngine, type EngineHandle } from "../runtime/create-engine.js";
 import { DECISION_META_KEY } from "./blocked-call-result.js";
-import { createGuardedMcpProxy, type GuardedMcpProxy } from "./guarded-mcp-proxy.js";
-import { createFakeUpstreamServer, type FakeUpstream } from "./upstream-server.fixture.js";
+import {
+  createGuardedMcpProxy,
+  type GuardedMcpProxy,
+  type GuardedMcpProxyOptions,
+} from "./guarded-mcp-proxy.js";
+import {
+  createFakeUpstreamServer,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+} from "./upstream-server.fixture.js";
 
-const policy = loadPolicy({ ref: "mcp-tools" }).policy;
+const bundled = loadPolicy({ ref: "mcp-tools" }).policy;
+/**
+ * How a policy covers the guarded content requests: they are tool calls named "resources/read" (args
+ * `{ uri }`) and "prompts/get" (args `{ name, arguments }`). The bundled policy has no such rules, so its
+ * toolDefault ("ask") would hold every read.
+ */
+const CONTENT_RULES: ToolRule[] = [
+  {
+    id: "resource.no-etc",
+    tool: "resources/read",
+    when: { field: "args.uri", op: "matches", value: "^file:///etc/" },
+    effect: "deny",
+    message: "System files under /etc/ may not be read",
+  },
+  {
+    id: "resource.allow-read",
+    tool: "resources/read",
+    effect: "allow",
+    message: "Reading other resources is allowed",
+  },
+  { id: "prompt.allow", tool: "prompts/get", effect: "allow", message: "Prompts are allowed" },
+];
+const policy: Policy = {
+  ...bundled,
+  rules: { ...bundled.rules, toolRules: [...(bundled.rules?.toolRules ?? []), ...CONTENT_RULES] },
+};
+
+type DecisionEvent = Parameters<NonNullable<GuardedMcpProxyOptions["onDecision"]>>[0];
 
 interface Rig {
   upstream: FakeUpstream;
@@ -20,6 +63,7 @@ interface Rig {
   agent: Client;
   handle?: EngineHandle;
   subjects: Subject[];
+  events: DecisionEvent[];
 }
 
 let rig: Rig | undefined;
@@ -31,9 +75,17 @@ afterEach(async () => {
 });
 
 async function setUp(
-  options: { engine?: Engine; toolPrefix?: string; namespaced?: boolean; task?: string } = {},
+  options: {
+    engine?: Engine;
+    toolPrefix?: string;
+    namespaced?: boolean;
+    task?: string;
+    policy?: Policy;
+    guardContent?: boolean;
+    upstream?: Omit<FakeUpstreamOptions, "namespaced">;
+  } = {},
 ) {
-  const upstream = createFakeUpstreamServer({ namespaced: options.namespaced ?? true });
+  const upstream = createFakeUpstreamServer({ ...options.upstream, namespaced: options.namespaced ?? true });
   const [toUpstream, upstreamSide] = InMemoryTransport.createLinkedPair();
   await upstream.server.connect(upstreamSide);
   const handle = options.engine ? undefined : await createEngine({ engine: "compiled" });
@@ -47,19 +99,42 @@ async function setUp(
       return inner.check(o);
     },
   };
+  const events: DecisionEvent[] = [];
   const proxy = await createGuardedMcpProxy({
     upstream: toUpstream,
-    policy,
+    policy: options.policy ?? policy,
     engine,
+    onDecision: (event) => events.push(event),
     ...(options.toolPrefix ? { toolPrefix: options.toolPrefix } : {}),
     ...(options.task ? { task: options.task } : {}),
+    ...(options.guardContent !== undefined ? { guardContent: options.guardContent } : {}),
   });
   const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
   await proxy.connect({ transport: proxySide });
   const agent = new Client({ name: "agent", version: "1.0.0" });
   await agent.connect(agentSide);
-  rig = { upstream, proxy, agent, subjects, ...(handle ? { handle } : {}) };
+  rig = { upstream, proxy, agent, subjects, events, ...(handle ? { handle } : {}) };
   return rig;
+}
+
+/** A client connected straight to a fresh fake upstream, for what the proxy should reproduce. */
+async function direct(options: FakeUpstreamOptions = {}): Promise<Client> {
+  const upstream = createFakeUpstreamServer(options);
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await upstream.server.connect(b);
+  const client = new Client({ name: "direct", version: "1.0.0" });
+  await client.connect(a);
+  return client;
+}
+
+/** Settles with the rejection of `promise` (and fails when it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<McpError> {
+  const outcome = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(outcome).toBeInstanceOf(McpError);
+  return outcome as McpError;
 }
 
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
@@ -191,5 +266,219 @@ describe("createGuardedMcpProxy", () => {
     await agent.close();
     await proxy.closed;
     expect(upstreamClosed).toBe(true);
+  });
+});
+
+describe("createGuardedMcpProxy: resources and prompts", () => {
+  it("advertises what the upstream offers and passes lists, templates and completions through whole", async () => {
+    const { agent, subjects } = await setUp();
+    const reference = await direct();
+    try {
+      expect(agent.getServerCapabilities()).toMatchObject({
+        tools: {},
+        resources: { subscribe: false, listChanged: true },
+        prompts: { listChanged: true },
+        completions: {},
+      });
+      const resources = await agent.listResources();
+      expect(resources).toEqual(await reference.listResources());
+      expect(resources.resources.find((r) => r.uri === "file:///tmp/notes.txt")).toEqual({
+        uri: "file:///tmp/notes.txt",
+        name: "notes.txt",
+        title: "The file notes.txt",
+        description: "Contents of file:///tmp/notes.txt",
+        mimeType: "text/plain",
+        annotations: { audience: ["assistant"], priority: 0.5 },
+        _meta: { "fake/size": 17 },
+      });
+      const templates = await agent.listResourceTemplates();
+      expect(templates).toEqual(await reference.listResourceTemplates());
+      expect(templates.resourceTemplates).toEqual([
+        expect.objectContaining({
+          name: "srv-file",
+          uriTemplate: "file:///srv/{name}",
+          mimeType: "text/plain",
+        }),
+      ]);
+      const prompts = await agent.listPrompts();
+      expect(prompts).toEqual(await reference.listPrompts());
+      expect(prompts.prompts[0]).toMatchObject({
+        name: "review_code",
+        title: "Code review",
+        arguments: [
+          { name: "code", required: true },
+          { name: "language", required: false },
+        ],
+      });
+      const completion = await agent.complete({
+        ref: { type: "ref/resource", uri: "file:///srv/{name}" },
+        argument: { name: "name", value: "a" },
+      });
+      expect(completion.completion.values).toEqual(["app.log", "access.log"]);
+      // Listing names content without delivering it: nothing was checked.
+      expect(subjects).toEqual([]);
+    } finally {
+      await reference.close();
+    }
+  });
+
+  it("forwards an allowed resources/read and prompts/get, checked as calls and kept in the trajectory", async () => {
+    const { agent, upstream, proxy, subjects, events } = await setUp();
+    const read = await agent.readResource({ uri: "file:///tmp/notes.txt" });
+    expect(read.contents).toEqual([
+      { uri: "file:///tmp/notes.txt", mimeType: "text/plain", text: "remember the milk" },
+    ]);
+    const templated = await agent.readResource({ uri: "file:///srv/app.log" });
+    expect(templated.contents[0]).toMatchObject({ text: "contents of /srv/app.log" });
+    const prompt = await agent.getPrompt({
+      name: "review_code",
+      arguments: { code: "x = 1", language: "Python" },
+    });
+    expect(prompt).toEqual({
+      description: "A code review request",
+      messages: [{ role: "user", content: { type: "text", text: "Review this Python:\nx = 1" } }],
+    });
+    expect(upstream.reads).toEqual(["file:///tmp/notes.txt", "file:///srv/app.log"]);
+    expect(upstream.promptGets).toEqual([
+      { name: "review_code", args: { code: "x = 1", language: "Python" } },
+    ]);
+    expect(proxy.stats()).toEqual({
+      checked: 3,
+      forwarded: 3,
+      blocked: 0,
+      byVerdict: { allow: 3, deny: 0, ask: 0 },
+    });
+    expect(events.map((e) => [e.tool, e.checkedAs, e.forwarded])).toEqual([
+      ["resources/read", "resources/read", true],
+      ["resources/read", "resources/read", true],
+      ["prompts/get", "prompts/get", true],
+    ]);
+    expect(events[0]!.decision.explanation).toContain("resource.allow-read");
+    const last = subjects[2]!;
+    expect(JSON.parse(last.output)).toEqual({
+      method: "tools/call",
+      params: {
+        name: "prompts/get",
+        arguments: { name: "review_code", arguments: { code: "x = 1", language: "Python" } },
+      },
+    });
+    expect(last.trajectory).toEqual([
+      { action: "resources/read", args: { uri: "file:///tmp/notes.txt" }, observation: "remember the milk" },
+      {
+        action: "resources/read",
+        args: { uri: "file:///srv/app.log" },
+        observation: "contents of /srv/app.log",
+      },
+      {
+        action: "prompts/get",
+        args: { name: "review_code", arguments: { code: "x = 1", language: "Python" } },
+      },
+    ]);
+  });
+
+  it("refuses a denied resources/read with an McpError naming the rule, and never forwards it", async () => {
+    const { agent, upstream, proxy, events } = await setUp();
+    const error = await rejection(agent.readResource({ uri: "file:///etc/passwd" }));
+    expect(error.code).toBe(ErrorCode.InvalidRequest);
+    expect(error.message).toContain("Warden denied the call to resources/read (file:///etc/passwd)");
+    expect(error.message).toContain("[resource.no-etc] System files under /etc/ may not be read");
+    expect((error.data as Record<string, Decision>)[DECISION_META_KEY]).toMatchObject({
+      allowed: false,
+      verdict: "deny",
+      violations: [expect.objectContaining({ ruleId: "resource.no-etc" })],
+    });
+    expect(upstream.reads).toEqual([]);
+    expect(proxy.stats()).toMatchObject({ checked: 1, forwarded: 0, blocked: 1 });
+    expect(events).toEqual([expect.objectContaining({ tool: "resources/read", forwarded: false })]);
+  });
+
+  it("holds content requests a policy does not mention under its toolDefault", async () => {
+    // The bundled mcp-tools policy has no resource or prompt rules and toolDefault "ask".
+    const { agent, upstream, proxy } = await setUp({ policy: bundled });
+    const read = await rejection(agent.readResource({ uri: "file:///tmp/notes.txt" }));
+    expect(read.message).toContain("requires a human's confirmation");
+    expect(read.message).toContain(
+      '[tool.default] No tool rule allows "resources/read"; the policy\'s default is ask',
+    );
+    const prompt = await rejection(agent.getPrompt({ name: "review_code", arguments: { code: "x" } }));
+    expect(prompt.message).toContain("Warden held the call to prompts/get (review_code)");
+    expect(upstream.reads).toEqual([]);
+    expect(upstream.promptGets).toEqual([]);
+    expect(proxy.stats().byVerdict).toEqual({ allow: 0, deny: 0, ask: 2 });
+  });
+
+  it("checks content requests under the tool prefix", async () => {
+    const { agent, subjects, events } = await setUp({ namespaced: false, toolPrefix: "filesystem." });
+    // "filesystem.resources/read" matches no content rule, so the policy's default (ask) holds it.
+    await rejection(agent.readResource({ uri: "file:///tmp/notes.txt" }));
+    expect(events[0]).toMatchObject({ tool: "resources/read", checkedAs: "filesystem.resources/read" });
+    expect(subjects[0]!.context?.toolCalls).toEqual([
+      { name: "filesystem.resources/read", arguments: { uri: "file:///tmp/notes.txt" } },
+    ]);
+  });
+
+  it("forwards content requests unchecked when guardContent is false", async () => {
+    const { agent, upstream, proxy, subjects } = await setUp({ guardContent: false });
+    const read = await agent.readResource({ uri: "file:///etc/passwd" });
+    expect(read.contents[0]).toMatchObject({ text: "root:x:0:0:root:/root:/bin/bash" });
+    const prompt = await agent.getPrompt({ name: "review_code", arguments: { code: "y" } });
+    expect(prompt.messages).toHaveLength(1);
+    expect(upstream.reads).toEqual(["file:///etc/passwd"]);
+    expect(subjects).toEqual([]);
+    expect(proxy.stats().checked).toBe(0);
+    // Tool calls are still guarded.
+    const denied = await agent.callTool({
+      name: "github.delete_repository",
+      arguments: { repo: "acme/api" },
+    });
+    expect(denied.isError).toBe(true);
+  });
+
+  it("rejects a guardContent that is not a boolean", async () => {
+    await expect(
+      createGuardedMcpProxy({
+        upstream: InMemoryTransport.createLinkedPair()[0],
+        policy,
+        engine: { name: "unused", check: async () => Promise.reject(new Error("unused")) },
+        guardContent: "yes" as unknown as boolean,
+      }),
+    ).rejects.toThrow(/guardContent/);
+  });
+
+  it("advertises neither resources nor prompts for an upstream without them", async () => {
+    const { agent } = await setUp({ upstream: { content: false } });
+    const capabilities = agent.getServerCapabilities();
+    expect(capabilities?.tools).toBeDefined();
+    expect(capabilities?.resources).toBeUndefined();
+    expect(capabilities?.prompts).toBeUndefined();
+    expect(capabilities?.completions).toBeUndefined();
+    const error = await rejection(agent.listResources());
+    expect(error.code).toBe(ErrorCode.MethodNotFound);
+    expect((await agent.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("passes list_changed notifications, subscriptions and resources/updated through to the agent", async () => {
+    const { agent, upstream } = await setUp({ upstream: { subscriptions: true } });
+    expect(agent.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: true });
+    const received = (schema: Parameters<Client["setNotificationHandler"]>[0]) =>
+      new Promise<unknown>((resolve) => agent.setNotificationHandler(schema, (n) => resolve(n)));
+    const resourcesChanged = received(ResourceListChangedNotificationSchema);
+    const promptsChanged = received(PromptListChangedNotificationSchema);
+    const updated = received(ResourceUpdatedNotificationSchema);
+
+    upstream.server.sendResourceListChanged();
+    upstream.server.sendPromptListChanged();
+    await expect(resourcesChanged).resolves.toMatchObject({ method: "notifications/resources/list_changed" });
+    await expect(promptsChanged).resolves.toMatchObject({ method: "notifications/prompts/list_changed" });
+
+    await agent.subscribeResource({ uri: "file:///tmp/notes.txt" });
+    expect([...upstream.subscriptions]).toEqual(["file:///tmp/notes.txt"]);
+    await upstream.server.server.sendResourceUpdated({ uri: "file:///tmp/notes.txt" });
+    await expect(updated).resolves.toEqual({
+      method: "notifications/resources/updated",
+      params: { uri: "file:///tmp/notes.txt" },
+    });
+    await agent.unsubscribeResource({ uri: "file:///tmp/notes.txt" });
+    expect(upstream.subscriptions.size).toBe(0);
   });
 });

@@ -1,9 +1,27 @@
 /**
  * The guard proxy: the non-invasive way to put Warden in front of any MCP tool user. It connects to the
- * real (upstream) MCP server as a client and presents that server's tools, unchanged, as its own. Every
+ * real (upstream) MCP server as a client and presents that server's tools, resources and prompts,
+ * unchanged, as its own (resources, prompts and completions only when the upstream offers them). Every
  * `tools/call` is first checked against the policy; only an allowed call is forwarded. A deny or an ask
  * comes back as a tool result with `isError: true` explaining the rules (never as an exception), so the
  * agent sees why and can tell its user. Upstream errors pass through with their own codes.
+ *
+ * The two requests that fetch content are guarded the same way (unless `guardContent: false`), because a
+ * resource or a prompt can carry as much as a tool: `resources/read` is checked as a tool call named
+ * `resources/read` with arguments `{ uri }`, and `prompts/get` as `prompts/get` with `{ name, arguments }`
+ * (each with `toolPrefix` prepended, like tools). These methods have no error form of their result, so a
+ * deny or an ask answers an McpError (-32600 InvalidRequest) whose message is the blocked-call text and
+ * whose `data["warden/decision"]` is the Decision. Lists, templates, completions, subscriptions and
+ * change notifications pass through unchecked: they name content without delivering it.
+ *
+ * Writing rules for them: to the compiled engine these are ordinary tool names, so a policy that never
+ * mentions them gets its `toolDefault` (deny when absent; the bundled mcp-tools policy says "ask", so
+ * every read and prompt is refused until a rule allows it), and a `*` glob covers them too (so does
+ * `filesystem.*` when toolPrefix is "filesystem."). E.g. allow reads except system files:
+ *   { "id": "resource.no-etc", "tool": "resources/read", "effect": "deny", "message": "...",
+ *     "when": { "field": "args.uri", "op": "startsWith", "value": "file:///etc/" } },
+ *   { "id": "resource.allow-read", "tool": "resources/read", "effect": "allow", "message": "..." }
+ * The model-based engines see the same JSON call as the agent's output and judge it by the requests.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,10 +31,24 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   CallToolResultSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ReadResourceRequestSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ResultSchema,
+  type ServerCapabilities,
   type ServerResult,
+  SubscribeRequestSchema,
   ToolListChangedNotificationSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -25,7 +57,7 @@ import type { Policy } from "../core/policy.js";
 import type { Step } from "../core/subject.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
-import { blockedCallResult } from "./blocked-call-result.js";
+import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
 import { toMcpError } from "./mcp-errors.js";
 import { toolCallSubject } from "./tool-call-subject.js";
 
@@ -51,13 +83,21 @@ export interface GuardedMcpProxyOptions {
   toolPrefix?: string;
   /** How many earlier calls of the session the trajectory keeps (default 50). */
   historyLimit?: number;
+  /**
+   * Check `resources/read` and `prompts/get` against the policy as the tool calls `resources/read` and
+   * `prompts/get` (default true); when false they pass through unchecked, like the lists.
+   */
+  guardContent?: boolean;
   /** Time limit of each request to the upstream server (default 60000 ms). */
   requestTimeoutMs?: number;
   name?: string;
   version?: string;
   /** One line per checked call (stderr in the CLI); none when absent. */
   logger?: Logger;
-  /** Called after every check, with whether the call was forwarded. */
+  /**
+   * Called after every check, with whether the call was forwarded; `tool` is the upstream tool's name,
+   * or "resources/read" / "prompts/get" for a guarded content request.
+   */
   onDecision?: (event: { tool: string; checkedAs: string; decision: Decision; forwarded: boolean }) => void;
 }
 
@@ -86,6 +126,7 @@ const OptionsSchema = z.object({
   context: z.record(z.string(), z.unknown()).optional(),
   toolPrefix: z.string().optional(),
   historyLimit: z.number().int().min(0).max(10_000).optional(),
+  guardContent: z.boolean().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
 });
 
@@ -102,9 +143,55 @@ function inheritedEnv(): Record<string, string> {
   );
 }
 
-function observationOf(result: CallToolResult): string {
-  const text = (result.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+function truncated(text: string): string {
   return text.length > MAX_OBSERVATION_CHARS ? `${text.slice(0, MAX_OBSERVATION_CHARS)}…` : text;
+}
+
+function observationOf(result: CallToolResult): string {
+  return truncated(
+    (result.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n"),
+  );
+}
+
+/**
+ * The text of a resources/read or prompts/get result, read defensively: the result passed through the
+ * loose schema, so any field may be missing or of another shape.
+ */
+function contentText(result: ServerResult): string {
+  const parts: string[] = [];
+  const describe = (item: unknown) => {
+    if (!item || typeof item !== "object") return;
+    const c = item as {
+      type?: unknown;
+      text?: unknown;
+      blob?: unknown;
+      mimeType?: unknown;
+      resource?: unknown;
+    };
+    if (typeof c.text === "string") parts.push(c.text);
+    else if (c.resource) describe(c.resource);
+    else if (typeof c.blob === "string")
+      parts.push(`[blob${typeof c.mimeType === "string" ? ` ${c.mimeType}` : ""}]`);
+    else parts.push(`[${typeof c.type === "string" ? c.type : "content"}]`);
+  };
+  const { contents, messages } = result as { contents?: unknown; messages?: unknown };
+  if (Array.isArray(contents)) for (const item of contents) describe(item);
+  if (Array.isArray(messages))
+    for (const m of messages) describe((m as { content?: unknown } | null)?.content);
+  return truncated(parts.join("\n"));
+}
+
+/**
+ * The answer to a refused resources/read or prompts/get. These have no `isError` result form, so the
+ * refusal is an error; InvalidRequest because the request itself, not its arguments' form, is refused.
+ */
+function refusal(options: { label: string; decision: Decision }): McpError {
+  const text = blockedCallResult({ tool: options.label, decision: options.decision })
+    .content.map((c) => (c.type === "text" ? c.text : ""))
+    .join("\n");
+  return toMcpError({
+    error: new McpError(ErrorCode.InvalidRequest, text, { [DECISION_META_KEY]: options.decision }),
+  });
 }
 
 export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Promise<GuardedMcpProxy> {
@@ -127,15 +214,27 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   const client = new Client({ name, version }, { capabilities: {} });
   await client.connect(upstream, timeout ? { timeout } : undefined);
 
-  const upstreamTools = client.getServerCapabilities()?.tools;
+  const upstreamCapabilities = client.getServerCapabilities();
+  const upstreamTools = upstreamCapabilities?.tools;
+  const upstreamResources = upstreamCapabilities?.resources;
+  const upstreamPrompts = upstreamCapabilities?.prompts;
+  const upstreamCompletions = upstreamCapabilities?.completions;
+  // Advertise only what the upstream offers, so the agent never asks for something the proxy cannot answer.
+  const capabilities: ServerCapabilities = {
+    tools: { listChanged: upstreamTools?.listChanged ?? false },
+    ...(upstreamResources
+      ? {
+          resources: {
+            subscribe: upstreamResources.subscribe ?? false,
+            listChanged: upstreamResources.listChanged ?? false,
+          },
+        }
+      : {}),
+    ...(upstreamPrompts ? { prompts: { listChanged: upstreamPrompts.listChanged ?? false } } : {}),
+    ...(upstreamCompletions ? { completions: {} } : {}),
+  };
   const instructions = client.getInstructions();
-  const server = new Server(
-    { name, version },
-    {
-      capabilities: { tools: { listChanged: upstreamTools?.listChanged ?? false } },
-      ...(instructions ? { instructions } : {}),
-    },
-  );
+  const server = new Server({ name, version }, { capabilities, ...(instructions ? { instructions } : {}) });
 
   const history: Step[] = [];
   const stats: GuardedMcpProxyStats = {
@@ -144,24 +243,34 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     blocked: 0,
     byVerdict: { allow: 0, deny: 0, ask: 0 },
   };
+  const guardContent = o.guardContent ?? true;
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+  /** Sends a request upstream as it came: the loose result schema keeps every field of the answer. */
+  const forward = async (
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal,
+  ): Promise<ServerResult> => {
     try {
-      // The list passes through as the upstream sent it: the loose result schema keeps every field.
       return (await client.request(
-        { method: "tools/list", ...(request.params ? { params: request.params } : {}) },
+        { method: request.method, ...(request.params ? { params: request.params } : {}) },
         ResultSchema,
-        { signal: extra.signal, ...(timeout ? { timeout } : {}) },
+        { signal, ...(timeout ? { timeout } : {}) },
       )) as ServerResult;
     } catch (error) {
       throw toMcpError({ error });
     }
-  });
+  };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = request.params.name;
-    const args = request.params.arguments ?? {};
-    const checkedAs = `${o.toolPrefix ?? ""}${tool}`;
+  /**
+   * Checks one call against the policy, then counts, logs and reports it. A check that fails throws the
+   * mapped MCP error, and nothing is forwarded.
+   */
+  const decide = async (call: {
+    tool: string;
+    args: Record<string, unknown>;
+    signal: AbortSignal;
+  }): Promise<{ checkedAs: string; decision: Decision }> => {
+    const checkedAs = `${o.toolPrefix ?? ""}${call.tool}`;
     const started = performance.now();
     let decision: Decision;
     try {
@@ -169,15 +278,14 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         policy,
         subject: toolCallSubject({
           tool: checkedAs,
-          args,
+          args: call.args,
           ...(o.task !== undefined ? { task: o.task } : {}),
           ...(o.context ? { context: o.context } : {}),
           history,
         }),
-        signal: extra.signal,
+        signal: call.signal,
       });
     } catch (error) {
-      // The check itself failed: nothing is forwarded, and the agent gets the mapped error.
       const mcpError = toMcpError({ error });
       logger?.error({ tool: checkedAs, code: mcpError.code, message: mcpError.message }, "check failed");
       throw mcpError;
@@ -197,12 +305,26 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       },
       forwarded ? "forwarded" : "blocked",
     );
-    options.onDecision?.({ tool, checkedAs, decision, forwarded });
-    if (!forwarded) return blockedCallResult({ tool, decision });
+    options.onDecision?.({ tool: call.tool, checkedAs, decision, forwarded });
+    return { checkedAs, decision };
+  };
 
-    const step: Step = { action: checkedAs, args };
+  /** Adds a forwarded call to the session's trajectory; its observation is filled in once answered. */
+  const remember = (step: Step): Step => {
     history.push(step);
     if (history.length > historyLimit) history.splice(0, history.length - historyLimit);
+    return step;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, (request, extra) => forward(request, extra.signal));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = request.params.name;
+    const args = request.params.arguments ?? {};
+    const { checkedAs, decision } = await decide({ tool, args, signal: extra.signal });
+    if (!decision.allowed) return blockedCallResult({ tool, decision });
+
+    const step = remember({ action: checkedAs, args });
     try {
       // Task augmentation is not offered downstream, so only the call itself is forwarded.
       const params = {
@@ -220,6 +342,83 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       throw toMcpError({ error });
     }
   });
+
+  /**
+   * A content request: checked as the call `method` with `args` (unless guardContent is off), then
+   * forwarded with exactly the checked fields (and `_meta`), and remembered with its text as observation.
+   */
+  const guarded = async (call: {
+    method: "resources/read" | "prompts/get";
+    label: string;
+    args: Record<string, unknown>;
+    params: Record<string, unknown>;
+    signal: AbortSignal;
+  }): Promise<ServerResult> => {
+    if (!guardContent) return forward({ method: call.method, params: call.params }, call.signal);
+    const { checkedAs, decision } = await decide({ tool: call.method, args: call.args, signal: call.signal });
+    if (!decision.allowed) throw refusal({ label: call.label, decision });
+    const step = remember({ action: checkedAs, args: call.args });
+    const result = await forward({ method: call.method, params: call.params }, call.signal);
+    step.observation = contentText(result);
+    return result;
+  };
+
+  if (upstreamResources) {
+    server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => forward(request, extra.signal));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
+      forward(request, extra.signal),
+    );
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+      const { uri, _meta } = request.params;
+      return guarded({
+        method: "resources/read",
+        label: `resources/read (${uri})`,
+        args: { uri },
+        params: { uri, ...(_meta !== undefined ? { _meta } : {}) },
+        signal: extra.signal,
+      });
+    });
+    if (upstreamResources.subscribe) {
+      server.setRequestHandler(SubscribeRequestSchema, (request, extra) => forward(request, extra.signal));
+      server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) => forward(request, extra.signal));
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+        server.sendResourceUpdated(notification.params),
+      );
+    }
+    if (upstreamResources.listChanged) {
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+        server.sendResourceListChanged(),
+      );
+    }
+  }
+
+  if (upstreamPrompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => forward(request, extra.signal));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
+      const { name: prompt, arguments: promptArgs, _meta } = request.params;
+      const args = { name: prompt, arguments: promptArgs ?? {} };
+      return guarded({
+        method: "prompts/get",
+        label: `prompts/get (${prompt})`,
+        args,
+        params: {
+          name: prompt,
+          ...(promptArgs !== undefined ? { arguments: promptArgs } : {}),
+          ...(_meta !== undefined ? { _meta } : {}),
+        },
+        signal: extra.signal,
+      });
+    });
+    if (upstreamPrompts.listChanged) {
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+        server.sendPromptListChanged(),
+      );
+    }
+  }
+
+  if (upstreamCompletions) {
+    server.setRequestHandler(CompleteRequestSchema, (request, extra) => forward(request, extra.signal));
+  }
 
   if (upstreamTools?.listChanged) {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => server.sendToolListChanged());

@@ -3,9 +3,11 @@
  *
  * - `createWardenMcpServer({ service })`: an MCP server with the tools `warden_check` (the Decision as
  *   structured content plus a one-line summary) and `warden_policies`; connect it to any transport.
- * - `createGuardedMcpProxy({ upstream, policy, engine })`: presents an upstream MCP server's tools
- *   unchanged and forwards a `tools/call` only when the policy allows it; a deny or ask is answered as
- *   a tool result with `isError: true` explaining the rules.
+ * - `createGuardedMcpProxy({ upstream, policy, engine })`: presents an upstream MCP server's tools,
+ *   resources and prompts unchanged and forwards a `tools/call`, `resources/read` or `prompts/get` only
+ *   when the policy allows it (the latter two checked as tool calls of those names; `guardContent: false`
+ *   forwards them unchecked); a refused tool call is a tool result with `isError: true` explaining the
+ *   rules, a refused read or prompt an MCP error.
  * - `toMcpError` / `MCP_ERROR_CODE_BY_WARDEN_CODE`: how Warden errors become MCP errors.
  * Build a `service` with `openGuardService` (from configuration) or `createGuardService`.
  */

@@ -28,6 +28,7 @@ const ProxyOptionsSchema = z.object({
   task: z.string().optional(),
   context: z.string().optional(),
   toolPrefix: z.string().optional(),
+  guardContent: z.boolean().default(true),
   logLevel: LogLevelSchema,
 });
 
@@ -86,7 +87,7 @@ export function registerMcpCommand(options: { program: Command }): void {
   const proxy = mcp
     .command("proxy")
     .description(
-      "Guard an MCP server: forward only the tool calls the policy allows (stdio in front of <command>)",
+      "Guard an MCP server: forward only the tool calls, resource reads and prompt fetches the policy allows (stdio in front of <command>)",
     )
     .argument("<command>", "the upstream MCP server's command (after --)")
     .argument("[args...]", "its arguments")
@@ -99,6 +100,10 @@ export function registerMcpCommand(options: { program: Command }): void {
       'prefix tool names before checking, e.g. "filesystem." for a server whose tool is "delete_file"',
     )
     .option(
+      "--no-guard-content",
+      "forward resources/read and prompts/get without checking them (they are checked by default)",
+    )
+    .option(
       "--log-level <level>",
       "fatal | error | warn | info | debug | trace | silent (logs go to stderr)",
       "info",
@@ -106,7 +111,13 @@ export function registerMcpCommand(options: { program: Command }): void {
     .action(async (command: string, args: string[], raw: Record<string, unknown>) => {
       const o = parseWith({
         schema: ProxyOptionsSchema,
-        value: { task: raw.task, context: raw.context, toolPrefix: raw.toolPrefix, logLevel: raw.logLevel },
+        value: {
+          task: raw.task,
+          context: raw.context,
+          toolPrefix: raw.toolPrefix,
+          guardContent: raw.guardContent,
+          logLevel: raw.logLevel,
+        },
         what: "mcp proxy options",
       });
       const guard = guardOptionsFrom({ raw });
@@ -132,6 +143,7 @@ export function registerMcpCommand(options: { program: Command }): void {
           ...(o.task !== undefined ? { task: o.task } : {}),
           ...(context ? { context } : {}),
           ...(o.toolPrefix !== undefined ? { toolPrefix: o.toolPrefix } : {}),
+          guardContent: o.guardContent,
           logger,
         });
         try {
