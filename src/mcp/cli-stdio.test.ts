@@ -25,28 +25,32 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   return { ...out, ...extra };
 }
 
+/** `warden mcp proxy --policy mcp-tools [flags] -- <the fake upstream>`, as a child process on stdio. */
+function proxyTransport(options: { flags: string[]; env?: Record<string, string> }): StdioClientTransport {
+  return new StdioClientTransport({
+    command: node[0]!,
+    args: [
+      ...node.slice(1),
+      cli,
+      "mcp",
+      "proxy",
+      "--policy",
+      "mcp-tools",
+      ...options.flags,
+      "--",
+      ...node,
+      upstream,
+    ],
+    env: env(options.env),
+    stderr: "pipe",
+  });
+}
+
 describe("CLI commands over stdio and HTTP", () => {
   it.concurrent("warden mcp proxy forwards allowed calls to the upstream process and blocks the rest", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-proxy-"));
     const log = join(dir, "calls.jsonl");
-    const transport = new StdioClientTransport({
-      command: node[0]!,
-      args: [
-        ...node.slice(1),
-        cli,
-        "mcp",
-        "proxy",
-        "--policy",
-        "mcp-tools",
-        "--log-level",
-        "info",
-        "--",
-        ...node,
-        upstream,
-      ],
-      env: env({ FAKE_UPSTREAM_LOG: log }),
-      stderr: "pipe",
-    });
+    const transport = proxyTransport({ flags: ["--log-level", "info"], env: { FAKE_UPSTREAM_LOG: log } });
     let stderr = "";
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -86,26 +90,7 @@ describe("CLI commands over stdio and HTTP", () => {
   });
 
   it.concurrent("warden mcp proxy checks resource reads, and --no-guard-content forwards them", async () => {
-    const proxy = (...flags: string[]) =>
-      new StdioClientTransport({
-        command: node[0]!,
-        args: [
-          ...node.slice(1),
-          cli,
-          "mcp",
-          "proxy",
-          "--policy",
-          "mcp-tools",
-          "--log-level",
-          "silent",
-          ...flags,
-          "--",
-          ...node,
-          upstream,
-        ],
-        env: env(),
-        stderr: "pipe",
-      });
+    const proxy = (...flags: string[]) => proxyTransport({ flags: ["--log-level", "silent", ...flags] });
     const guarded = new Client({ name: "agent", version: "1.0.0" });
     const open = new Client({ name: "agent", version: "1.0.0" });
     try {
