@@ -3,6 +3,7 @@
  * summary with --json); `--out` writes results.jsonl (resumable), summary.json, report.md and charts;
  * `--ablation` runs the papers' ablations; `warden bench compare a/ b/` diffs two runs.
  */
+import { join } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { ABLATIONS, runAblation } from "../../bench/ablation.js";
@@ -161,12 +162,12 @@ export function registerBenchCommand(options: { program: Command }): void {
           name === "st-webagentbench" ? await runTrajectoryBenchmark(base) : await runBenchmark(base);
         if (result.resumed > 0)
           process.stderr.write(
-            `warden: resumed ${result.resumed} finished case(s) from ${o.out}/results.jsonl\n`,
+            `warden: resumed ${result.resumed} finished case(s) from ${join(o.out ?? ".", "results.jsonl")}\n`,
           );
         process.stdout.write(
           o.json
             ? `${JSON.stringify(result.summary)}\n`
-            : `${formatSummary(result.summary)}\n${o.out ? `report: ${o.out}/report.md\n` : ""}`,
+            : `${formatSummary(result.summary)}\n${o.out ? `report: ${join(o.out, "report.md")}\n` : ""}`,
         );
         if (result.interrupted) process.exitCode = 130;
       } finally {
