@@ -18,5 +18,5 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
-  external: ["node-llama-cpp", "better-sqlite3", "pg"],
+  external: ["node-llama-cpp", "better-sqlite3", "better-sqlite3-v13", "pg"],
 });

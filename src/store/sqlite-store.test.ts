@@ -4,15 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError } from "../core/errors.js";
+import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import { demonstrationContentHash } from "./content-hash.js";
 import { MIGRATIONS, migrateSqlite } from "./migrations.js";
 import { createSqliteStore } from "./sqlite-store.js";
 import type { Demonstration } from "./store.js";
 import { describeStoreConformance } from "./store-conformance.js";
+
+// The build the store itself uses on this Node (see better-sqlite3.ts).
+const { Database } = loadBetterSqlite3();
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "warden-sqlite-store-"));

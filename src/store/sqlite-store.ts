@@ -13,11 +13,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { z } from "zod";
 import { toWardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
+import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import { createKyselyStore, type StoreTables } from "./kysely-store.js";
 import { migrateSqlite } from "./migrations.js";
 import type { Store } from "./store.js";
@@ -44,7 +45,8 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   let database: Database.Database;
   try {
     if (path !== ":memory:" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
-    database = new Database(path);
+    const { Database: SqliteDatabase } = loadBetterSqlite3();
+    database = new SqliteDatabase(path);
     database.pragma(`busy_timeout = ${timeoutMs}`);
     if (path !== ":memory:") database.pragma("journal_mode = WAL");
     // WAL + NORMAL is durable across application crashes; only an OS crash can lose the last commits.
