@@ -82,6 +82,7 @@ async function setUp(
     task?: string;
     policy?: Policy;
     guardContent?: boolean;
+    checkTimeoutMs?: number;
     upstream?: Omit<FakeUpstreamOptions, "namespaced">;
   } = {},
 ) {
@@ -108,6 +109,7 @@ async function setUp(
     ...(options.toolPrefix ? { toolPrefix: options.toolPrefix } : {}),
     ...(options.task ? { task: options.task } : {}),
     ...(options.guardContent !== undefined ? { guardContent: options.guardContent } : {}),
+    ...(options.checkTimeoutMs !== undefined ? { checkTimeoutMs: options.checkTimeoutMs } : {}),
   });
   const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
   await proxy.connect({ transport: proxySide });
@@ -183,6 +185,33 @@ describe("createGuardedMcpProxy", () => {
     expect(repo.isError).toBe(true);
     expect(text(repo)).toContain("[tool.no-repo-deletion]");
     expect(upstream.calls).toEqual([]);
+  });
+
+  it("refuses a call whose check outlasts checkTimeoutMs, without waiting for the engine", async () => {
+    let seen: AbortSignal | undefined;
+    // An engine that never answers: only the time limit can end the check.
+    const hung: Engine = {
+      name: "hung",
+      check: (o) => {
+        seen = o.signal;
+        return new Promise<Decision>(() => undefined);
+      },
+    };
+    const { agent, upstream, proxy } = await setUp({ engine: hung, checkTimeoutMs: 50 });
+    const result = await agent.callTool({
+      name: "filesystem.delete_file",
+      arguments: { path: "/tmp/build.log" },
+    });
+    expect(result.isError).toBe(true);
+    const decision = (result._meta as Record<string, Decision>)[DECISION_META_KEY];
+    expect(decision).toMatchObject({ allowed: false, failure: { code: "CHECK_TIMEOUT" } });
+    expect(seen?.aborted).toBe(true);
+    expect(upstream.calls).toEqual([]);
+    expect(proxy.stats()).toMatchObject({ checked: 1, forwarded: 0, blocked: 1 });
+  });
+
+  it("rejects a bad checkTimeoutMs naming the field", async () => {
+    await expect(setUp({ checkTimeoutMs: -1 })).rejects.toThrow(/checkTimeoutMs/);
   });
 
   it("blocks an ask, saying a human must confirm, without reaching the upstream", async () => {

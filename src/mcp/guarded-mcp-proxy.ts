@@ -57,6 +57,8 @@ import type { Policy } from "../core/policy.js";
 import type { Step } from "../core/subject.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
+import { checkWithin } from "../runtime/check-within.js";
+import { CheckTimeoutMsSchema, DEFAULT_CHECK_TIMEOUT_MS } from "../runtime/guard-service.js";
 import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
 import { toMcpError } from "./mcp-errors.js";
 import { toolCallSubject } from "./tool-call-subject.js";
@@ -90,6 +92,11 @@ export interface GuardedMcpProxyOptions {
   guardContent?: boolean;
   /** Time limit of each request to the upstream server (default 60000 ms). */
   requestTimeoutMs?: number;
+  /**
+   * Time limit of each check (default 300 000 ms; 0 for none): past it the call is refused with a
+   * fail-closed CHECK_TIMEOUT decision, whatever the engine is still doing.
+   */
+  checkTimeoutMs?: number;
   name?: string;
   version?: string;
   /** One line per checked call (stderr in the CLI); none when absent. */
@@ -128,6 +135,7 @@ const OptionsSchema = z.object({
   historyLimit: z.number().int().min(0).max(10_000).optional(),
   guardContent: z.boolean().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
+  checkTimeoutMs: CheckTimeoutMsSchema.default(DEFAULT_CHECK_TIMEOUT_MS),
 });
 
 /** How much of a forwarded call's result the trajectory keeps as the step's observation. */
@@ -274,17 +282,25 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     const started = performance.now();
     let decision: Decision;
     try {
-      decision = await engine.check({
-        policy,
-        subject: toolCallSubject({
-          tool: checkedAs,
-          args: call.args,
-          ...(o.task !== undefined ? { task: o.task } : {}),
-          ...(o.context ? { context: o.context } : {}),
-          history,
-        }),
-        signal: call.signal,
+      const subject = toolCallSubject({
+        tool: checkedAs,
+        args: call.args,
+        ...(o.task !== undefined ? { task: o.task } : {}),
+        ...(o.context ? { context: o.context } : {}),
+        history,
       });
+      decision =
+        o.checkTimeoutMs === 0
+          ? await engine.check({ policy, subject, signal: call.signal })
+          : await checkWithin({
+              policy,
+              subject,
+              getEngine: async () => engine,
+              engineName: engine.name,
+              limitMs: o.checkTimeoutMs,
+              started,
+              signal: call.signal,
+            });
     } catch (error) {
       const mcpError = toMcpError({ error });
       logger?.error({ tool: checkedAs, code: mcpError.code, message: mcpError.message }, "check failed");

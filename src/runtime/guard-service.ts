@@ -6,14 +6,15 @@
  * still doing, so a hung engine or a long chain of debugging rounds cannot hold a request open.
  */
 import { z } from "zod";
-import { type Decision, failureDecision, zeroCost } from "../core/decision.js";
+import type { Decision } from "../core/decision.js";
 import { toWardenError, WardenError } from "../core/errors.js";
-import { isCompiled, type Policy, policyRef } from "../core/policy.js";
+import { isCompiled, type Policy } from "../core/policy.js";
 import type { Subject } from "../core/subject.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import type { ModelClient } from "../llm/model.js";
 import { type CheckStatsSnapshot, createCheckStats } from "./check-stats.js";
+import { checkWithin } from "./check-within.js";
 import type { EngineName } from "./create-engine.js";
 import type { EngineProvider } from "./engine-pool.js";
 
@@ -165,68 +166,4 @@ export function createGuardService(options: {
       }
     },
   };
-}
-
-const TIMED_OUT = Symbol("timed out");
-
-/**
- * Runs one check (engine lookup included) against a timer. The engine gets a signal aborted by the
- * caller's or by the timer, but the answer does not wait for it to stop: a hung engine may ignore the
- * signal, so the timer races it and the engine's late result, or late rejection, is dropped.
- */
-async function checkWithin(options: {
-  policy: Policy;
-  subject: Subject;
-  getEngine: () => Promise<Engine>;
-  engineName: string;
-  limitMs: number;
-  started: number;
-  signal?: AbortSignal;
-}): Promise<Decision> {
-  const { policy, subject, limitMs, signal } = options;
-  const timer = new AbortController();
-  const combined = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
-  let engine: Engine | undefined;
-  const running = (async () => {
-    engine = await options.getEngine();
-    return engine.check({ policy, subject, signal: combined });
-  })();
-  // The race below handles the rejection while it is pending; this handles one that comes after it.
-  running.catch(() => undefined);
-  let timeout: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
-    timeout = setTimeout(() => {
-      // Resolve before aborting, so an engine that rejects at once on abort does not win the race.
-      resolve(TIMED_OUT);
-      timer.abort(
-        new WardenError({ code: "CHECK_TIMEOUT", message: `the check did not finish within ${limitMs} ms` }),
-      );
-    }, limitMs);
-  });
-  try {
-    const outcome = await Promise.race([running, expired]);
-    if (outcome !== TIMED_OUT) return outcome;
-  } finally {
-    clearTimeout(timeout);
-  }
-  if (signal?.aborted) {
-    // The caller gave up first (client went away, request cancelled): that stays a cancellation, which
-    // is what a well-behaved engine answers to the caller's abort; the limit only stopped the wait.
-    throw new WardenError({
-      code: "ABORTED",
-      message: `the check was cancelled by the caller and its engine did not stop within ${limitMs} ms`,
-      details: { limitMs },
-    });
-  }
-  const cost = zeroCost();
-  cost.ms = performance.now() - options.started;
-  // Always fail-closed: allowing whatever is slow enough to check would let a caller buy an allow by
-  // making the check slow, so a fail-open configuration applies to the engines' failures only.
-  return failureDecision({
-    engine: (engine as Engine | undefined)?.name ?? options.engineName,
-    policy: policyRef(policy),
-    code: "CHECK_TIMEOUT",
-    message: `the check did not finish within ${limitMs} ms; nothing was allowed`,
-    cost,
-  });
 }

@@ -92,7 +92,7 @@ export function registerMcpCommand(options: { program: Command }): void {
     .argument("<command>", "the upstream MCP server's command (after --)")
     .argument("[args...]", "its arguments")
     .usage("--policy <name|file> [options] -- <command> [args...]");
-  addGuardOptions({ command: proxy })
+  addCheckTimeoutOption({ command: addGuardOptions({ command: proxy }) })
     .option("--task <text>", "the agent's task, checked as the agent input of every call")
     .option("--context <json|file>", 'facts added to every check, e.g. \'{"identity":"engineer"}\'')
     .option(
@@ -121,6 +121,7 @@ export function registerMcpCommand(options: { program: Command }): void {
         what: "mcp proxy options",
       });
       const guard = guardOptionsFrom({ raw });
+      const checkTimeout = checkTimeoutFrom({ raw });
       if (guard.policies?.length !== 1) {
         throw new WardenError({
           code: "INVALID_INPUT",
@@ -144,6 +145,7 @@ export function registerMcpCommand(options: { program: Command }): void {
           ...(context ? { context } : {}),
           ...(o.toolPrefix !== undefined ? { toolPrefix: o.toolPrefix } : {}),
           guardContent: o.guardContent,
+          ...checkTimeout,
           logger,
         });
         try {
