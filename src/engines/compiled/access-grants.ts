@@ -7,61 +7,22 @@
  * on every call, which is most of the cost of a compiled decision. access-grants.test.ts holds the two to
  * the same answers.
  */
-import { WardenError } from "../../core/errors.js";
-import type { AccessCheck, ColumnList } from "../../toolbox/builtins/check-access.js";
+import {
+  type AccessCheck,
+  type AccessGrants,
+  accessColumnList,
+  accessKey,
+  type ColumnList,
+  indexAccessGrants,
+} from "../../toolbox/builtins/check-access.js";
 
-/** One table's grant: every column, or the listed ones (trimmed, lower case). */
-export interface TableGrant {
-  all: boolean;
-  columns: Set<string>;
-}
-
-/** A role's grants by table name (trimmed, lower case). */
-export type AccessGrants = ReadonlyMap<string, TableGrant>;
-
-function key(name: unknown): string {
-  return String(name).trim().toLowerCase();
-}
-
-function columnList(value: unknown, where: string): string[] {
-  if (value === null || value === undefined) return [];
-  if (typeof value === "string") {
-    return value
-      .split(",")
-      .map((c) => c.trim())
-      .filter(Boolean);
-  }
-  if (!Array.isArray(value)) {
-    throw new WardenError({
-      code: "INVALID_INPUT",
-      message: `checkAccess: ${where} must be a list of column names`,
-      details: { fields: [where] },
-    });
-  }
-  const out: string[] = [];
-  for (const c of value) {
-    const name = String(c).trim();
-    if (name) out.push(name);
-  }
-  return out;
-}
+export type { AccessGrants, TableGrant } from "../../toolbox/builtins/check-access.js";
 
 /** Indexes what a role may read (table -> columns, "*" = every column); done once per policy. */
 export function compileAccessGrants(options: {
   allowed: Readonly<Record<string, ColumnList>>;
 }): AccessGrants {
-  const { allowed } = options;
-  const grants = new Map<string, TableGrant>();
-  for (const table of Object.keys(allowed)) {
-    const k = key(table);
-    const grant = grants.get(k) ?? { all: false, columns: new Set<string>() };
-    for (const c of columnList(allowed[table], `allowed.${table}`)) {
-      if (c === "*") grant.all = true;
-      else grant.columns.add(key(c));
-    }
-    grants.set(k, grant);
-  }
-  return grants;
+  return indexAccessGrants(options);
 }
 
 /** The tables and columns in `needed` that `grants` does not cover, as checkAccess reports them. */
@@ -80,7 +41,7 @@ const PLAIN_NAME = /^[a-z0-9_]+$/;
 /** A name that is its own key: a non-empty string, trimmed and lower case. */
 function isCanonical(name: unknown): name is string {
   // The regex answers the usual names without the copies trim() and toLowerCase() make.
-  return typeof name === "string" && (PLAIN_NAME.test(name) || (name !== "" && key(name) === name));
+  return typeof name === "string" && (PLAIN_NAME.test(name) || (name !== "" && accessKey(name) === name));
 }
 
 /**
@@ -134,9 +95,9 @@ function checkAny(
   needed: Readonly<Record<string, ColumnList>>,
   tables: readonly string[],
 ): AccessCheck {
-  const keys = tables.map(key);
+  const keys = tables.map(accessKey);
   // Read (and validate) every list first, in order, so a bad one is reported as checkAccess would.
-  const lists = tables.map((table) => columnList(needed[table], `needed.${table}`));
+  const lists = tables.map((table) => accessColumnList(needed[table], `needed.${table}`));
   let denied = false;
   const inaccessible: Record<string, string[]> = {};
   for (let t = 0; t < tables.length; t++) {
@@ -148,7 +109,7 @@ function checkAny(
     for (let u = t; u < tables.length; u++) {
       if (keys[u] !== k) continue;
       for (const c of lists[u]!) {
-        const ck = key(c);
+        const ck = accessKey(c);
         // First spelling of each column, in order: lists are short, so a scan beats a Map here.
         if (columnKeys.includes(ck)) continue;
         columnKeys.push(ck);

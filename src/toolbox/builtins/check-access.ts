@@ -25,11 +25,13 @@ function isMap(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function key(name: unknown): string {
+/** A table or column name as access compares it: trimmed, lower case. */
+export function accessKey(name: unknown): string {
   return String(name).trim().toLowerCase();
 }
 
-function columns(value: unknown, where: string): string[] {
+/** A column list (array, or comma-separated string) as trimmed, non-empty names; `where` names it in errors. */
+export function accessColumnList(value: unknown, where: string): string[] {
   if (value === null || value === undefined) return [];
   if (typeof value === "string") {
     return value
@@ -44,7 +46,37 @@ function columns(value: unknown, where: string): string[] {
       details: { fields: [where] },
     });
   }
-  return value.map((c) => String(c).trim()).filter(Boolean);
+  const out: string[] = [];
+  for (const c of value) {
+    const name = String(c).trim();
+    if (name) out.push(name);
+  }
+  return out;
+}
+
+/** One table's grant: every column, or the listed ones (keys). */
+export interface TableGrant {
+  all: boolean;
+  columns: Set<string>;
+}
+
+/** A role's grants by table key. */
+export type AccessGrants = ReadonlyMap<string, TableGrant>;
+
+/** Indexes what an identity may read (table -> columns, "*" = every column); tables named twice merge. */
+export function indexAccessGrants(options: { allowed: Readonly<Record<string, ColumnList>> }): AccessGrants {
+  const { allowed } = options;
+  const grants = new Map<string, TableGrant>();
+  for (const table of Object.keys(allowed)) {
+    const k = accessKey(table);
+    const grant = grants.get(k) ?? { all: false, columns: new Set<string>() };
+    for (const c of accessColumnList(allowed[table], `allowed.${table}`)) {
+      if (c === "*") grant.all = true;
+      else grant.columns.add(accessKey(c));
+    }
+    grants.set(k, grant);
+  }
+  return grants;
 }
 
 export function checkAccess(options: {
@@ -69,26 +101,17 @@ export function checkAccess(options: {
       details: { fields: ["needed"] },
     });
   }
-  const grants = new Map<string, { all: boolean; columns: Set<string> }>();
-  for (const table of Object.keys(allowed)) {
-    const k = key(table);
-    const grant = grants.get(k) ?? { all: false, columns: new Set<string>() };
-    for (const c of columns(allowed[table], `allowed.${table}`)) {
-      if (c === "*") grant.all = true;
-      else grant.columns.add(key(c));
-    }
-    grants.set(k, grant);
-  }
+  const grants = indexAccessGrants({ allowed: allowed as Record<string, ColumnList> });
   const tables = new Map<string, { name: string; columns: Map<string, string> }>();
   for (const table of Object.keys(needed)) {
-    const k = key(table);
+    const k = accessKey(table);
     let entry = tables.get(k);
     if (!entry) {
       entry = { name: table.trim(), columns: new Map() };
       tables.set(k, entry);
     }
-    for (const c of columns(needed[table], `needed.${table}`)) {
-      const ck = c === "*" ? "*" : key(c);
+    for (const c of accessColumnList(needed[table], `needed.${table}`)) {
+      const ck = c === "*" ? "*" : accessKey(c);
       if (!entry.columns.has(ck)) entry.columns.set(ck, c);
     }
   }
