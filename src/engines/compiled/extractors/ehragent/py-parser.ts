@@ -833,16 +833,8 @@ class Parser {
         keywords.push({ name, value: this.parseTest() });
       } else {
         const value = this.parseNamedTest();
-        if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
-          args.push({
-            type: "Comprehension",
-            kind: "generator",
-            elt: value,
-            value: null,
-            generators: this.parseGenerators(),
-            line: start.line,
-            col: start.col,
-          });
+        if (this.atComprehensionFor()) {
+          args.push(this.parseComprehension({ kind: "generator", elt: value, value: null, start }));
         } else {
           args.push(value);
         }
@@ -878,9 +870,31 @@ class Parser {
     return { type: "Slice", lower, upper, step, line: start.line, col: start.col };
   }
 
+  /** At a comprehension's `for` or `async for`. */
+  private atComprehensionFor(): boolean {
+    return this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1));
+  }
+
+  /**
+   * The rest of a comprehension whose element (and, for a dict, value) was just read: its generators,
+   * then the closing bracket when it has its own (a call's lone generator argument shares the call's).
+   */
+  private parseComprehension(options: {
+    kind: "list" | "set" | "generator" | "dict";
+    elt: Expr;
+    value: Expr | null;
+    start: Loc;
+    close?: string;
+  }): Expr {
+    const { kind, elt, value, start, close } = options;
+    const generators = this.parseGenerators();
+    if (close !== undefined) this.expectOp(close);
+    return { type: "Comprehension", kind, elt, value, generators, line: start.line, col: start.col };
+  }
+
   private parseGenerators(): Generator[] {
     const generators: Generator[] = [];
-    while (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
+    while (this.atComprehensionFor()) {
       this.acceptKeyword("async");
       this.next();
       const target = this.parseTargetList();
@@ -983,18 +997,8 @@ class Parser {
     this.expectOp("(");
     if (this.acceptOp(")")) return { type: "Tuple", elts: [], line: start.line, col: start.col };
     const first = this.parseStarOrTest(true);
-    if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
-      const generators = this.parseGenerators();
-      this.expectOp(")");
-      return {
-        type: "Comprehension",
-        kind: "generator",
-        elt: first,
-        value: null,
-        generators,
-        line: start.line,
-        col: start.col,
-      };
+    if (this.atComprehensionFor()) {
+      return this.parseComprehension({ kind: "generator", elt: first, value: null, start, close: ")" });
     }
     if (this.acceptOp(")")) return first;
     const elts = [first];
@@ -1011,18 +1015,8 @@ class Parser {
     this.expectOp("[");
     if (this.acceptOp("]")) return { type: "List", elts: [], line: start.line, col: start.col };
     const first = this.parseStarOrTest(true);
-    if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
-      const generators = this.parseGenerators();
-      this.expectOp("]");
-      return {
-        type: "Comprehension",
-        kind: "list",
-        elt: first,
-        value: null,
-        generators,
-        line: start.line,
-        col: start.col,
-      };
+    if (this.atComprehensionFor()) {
+      return this.parseComprehension({ kind: "list", elt: first, value: null, start, close: "]" });
     }
     const elts = [first];
     while (this.acceptOp(",")) {
@@ -1043,33 +1037,13 @@ class Parser {
     const first = this.parseStarOrTest(true);
     if (this.acceptOp(":")) {
       const value = this.parseTest();
-      if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
-        const generators = this.parseGenerators();
-        this.expectOp("}");
-        return {
-          type: "Comprehension",
-          kind: "dict",
-          elt: first,
-          value,
-          generators,
-          line: start.line,
-          col: start.col,
-        };
+      if (this.atComprehensionFor()) {
+        return this.parseComprehension({ kind: "dict", elt: first, value, start, close: "}" });
       }
       return this.parseDictRest(start, first, value);
     }
-    if (this.atKeyword("for") || (this.atKeyword("async") && this.atKeyword("for", 1))) {
-      const generators = this.parseGenerators();
-      this.expectOp("}");
-      return {
-        type: "Comprehension",
-        kind: "set",
-        elt: first,
-        value: null,
-        generators,
-        line: start.line,
-        col: start.col,
-      };
+    if (this.atComprehensionFor()) {
+      return this.parseComprehension({ kind: "set", elt: first, value: null, start, close: "}" });
     }
     const elts = [first];
     while (this.acceptOp(",")) {
