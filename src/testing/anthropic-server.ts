@@ -10,8 +10,8 @@ import {
   type ModelServer,
   type Respond,
   type RouteContext,
-  resolveReply,
   type ServerMessage,
+  scriptedReplyText,
   sendJson,
   startModelServer,
   writeEventStream,
@@ -55,27 +55,24 @@ async function createMessage(ctx: RouteContext, options: AnthropicServerOptions)
   const body = ctx.body ?? {};
   const messages = toMessages(body);
   const model = typeof body.model === "string" ? body.model : "unknown";
-  const reply = resolveReply(await options.respond({ messages, model, body, index: ctx.nextIndex() }));
-  if (reply.delayMs > 0 && !(await ctx.wait(reply.delayMs))) return;
-  if (reply.kind === "error") {
-    sendJson(
-      ctx.res,
-      reply.status,
-      reply.body ?? anthropicError(reply.status, `scripted HTTP ${reply.status}`),
-      reply.headers,
-    );
-    return;
-  }
+  const text = await scriptedReplyText({
+    ctx,
+    respond: options.respond,
+    messages,
+    model,
+    errorBody: (status) => anthropicError(status, `scripted HTTP ${status}`),
+  });
+  if (text === null) return;
   const id = `msg_${Math.random().toString(36).slice(2, 12)}`;
   const inputTokens = messages.reduce((sum, m) => sum + countWords(m.content), 0);
-  const outputTokens = countWords(reply.text);
+  const outputTokens = countWords(text);
   if (body.stream !== true) {
     sendJson(ctx.res, 200, {
       id,
       type: "message",
       role: "assistant",
       model,
-      content: [{ type: "text", text: reply.text }],
+      content: [{ type: "text", text: text }],
       stop_reason: "end_turn",
       stop_sequence: null,
       usage: {
@@ -113,7 +110,7 @@ async function createMessage(ctx: RouteContext, options: AnthropicServerOptions)
     index: 0,
     content_block: { type: "text", text: "" },
   });
-  for (const piece of chunkText(reply.text)) {
+  for (const piece of chunkText(text)) {
     event("content_block_delta", {
       type: "content_block_delta",
       index: 0,

@@ -107,6 +107,30 @@ export interface RouteContext {
   nextIndex(): number;
 }
 
+/**
+ * The part of answering a completion request that every protocol shares: asks the script for the reply,
+ * waits out its delay, and sends a scripted HTTP error (its own body, or `errorBody(status)` in the
+ * protocol's error shape). Resolves to the reply's text, or null when nothing is left to send (the error
+ * went out, or the client went away during the delay).
+ */
+export async function scriptedReplyText(options: {
+  ctx: RouteContext;
+  respond: Respond;
+  messages: ServerMessage[];
+  model: string;
+  errorBody: (status: number) => unknown;
+}): Promise<string | null> {
+  const { ctx, messages, model } = options;
+  const body = ctx.body ?? {};
+  const reply = resolveReply(await options.respond({ messages, model, body, index: ctx.nextIndex() }));
+  if (reply.delayMs > 0 && !(await ctx.wait(reply.delayMs))) return null;
+  if (reply.kind === "error") {
+    sendJson(ctx.res, reply.status, reply.body ?? options.errorBody(reply.status), reply.headers);
+    return null;
+  }
+  return reply.text;
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,

@@ -11,8 +11,8 @@ import {
   type ModelServer,
   type Respond,
   type RouteContext,
-  resolveReply,
   type ServerMessage,
+  scriptedReplyText,
   sendJson,
   startModelServer,
   writeEventStream,
@@ -39,12 +39,14 @@ async function chat(ctx: RouteContext, options: OllamaServerOptions): Promise<vo
   const body = ctx.body ?? {};
   const messages = toMessages(body);
   const model = typeof body.model === "string" ? body.model : "unknown";
-  const reply = resolveReply(await options.respond({ messages, model, body, index: ctx.nextIndex() }));
-  if (reply.delayMs > 0 && !(await ctx.wait(reply.delayMs))) return;
-  if (reply.kind === "error") {
-    sendJson(ctx.res, reply.status, reply.body ?? { error: `scripted HTTP ${reply.status}` }, reply.headers);
-    return;
-  }
+  const text = await scriptedReplyText({
+    ctx,
+    respond: options.respond,
+    messages,
+    model,
+    errorBody: (status) => ({ error: `scripted HTTP ${status}` }),
+  });
+  if (text === null) return;
   const createdAt = new Date().toISOString();
   const final = {
     model,
@@ -55,16 +57,16 @@ async function chat(ctx: RouteContext, options: OllamaServerOptions): Promise<vo
     load_duration: 1_000,
     prompt_eval_count: messages.reduce((sum, m) => sum + countWords(m.content), 0),
     prompt_eval_duration: 1_000,
-    eval_count: countWords(reply.text),
+    eval_count: countWords(text),
     eval_duration: 1_000,
   };
   // Ollama streams unless told otherwise.
   if (body.stream === false) {
-    sendJson(ctx.res, 200, { ...final, message: { role: "assistant", content: reply.text } });
+    sendJson(ctx.res, 200, { ...final, message: { role: "assistant", content: text } });
     return;
   }
   writeEventStream(ctx.res, "application/x-ndjson");
-  for (const piece of chunkText(reply.text)) {
+  for (const piece of chunkText(text)) {
     ctx.res.write(
       `${JSON.stringify({ model, created_at: createdAt, message: { role: "assistant", content: piece }, done: false })}\n`,
     );

@@ -11,8 +11,8 @@ import {
   type ModelServer,
   type Respond,
   type RouteContext,
-  resolveReply,
   type ServerMessage,
+  scriptedReplyText,
   sendJson,
   startModelServer,
   writeEventStream,
@@ -48,21 +48,18 @@ async function chatCompletion(ctx: RouteContext, options: OpenAIServerOptions): 
   const body = ctx.body ?? {};
   const messages = toMessages(body);
   const model = typeof body.model === "string" ? body.model : "unknown";
-  const reply = resolveReply(await options.respond({ messages, model, body, index: ctx.nextIndex() }));
-  if (reply.delayMs > 0 && !(await ctx.wait(reply.delayMs))) return;
-  if (reply.kind === "error") {
-    sendJson(
-      ctx.res,
-      reply.status,
-      reply.body ?? openAIError(reply.status, `scripted HTTP ${reply.status}`),
-      reply.headers,
-    );
-    return;
-  }
+  const text = await scriptedReplyText({
+    ctx,
+    respond: options.respond,
+    messages,
+    model,
+    errorBody: (status) => openAIError(status, `scripted HTTP ${status}`),
+  });
+  if (text === null) return;
   const id = `chatcmpl-${Math.random().toString(36).slice(2, 10)}`;
   const created = Math.floor(Date.now() / 1000);
   const promptTokens = messages.reduce((sum, m) => sum + countWords(m.content), 0);
-  const completionTokens = countWords(reply.text);
+  const completionTokens = countWords(text);
   const usage = {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
@@ -77,7 +74,7 @@ async function chatCompletion(ctx: RouteContext, options: OpenAIServerOptions): 
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: reply.text, refusal: null },
+          message: { role: "assistant", content: text, refusal: null },
           logprobs: null,
           finish_reason: "stop",
         },
@@ -99,7 +96,7 @@ async function chatCompletion(ctx: RouteContext, options: OpenAIServerOptions): 
   });
   writeEventStream(ctx.res);
   frame(chunk({ role: "assistant", content: "" }, null));
-  for (const piece of chunkText(reply.text)) frame(chunk({ content: piece }, null));
+  for (const piece of chunkText(text)) frame(chunk({ content: piece }, null));
   frame(chunk({}, "stop"));
   if (includeUsage) frame({ id, object: "chat.completion.chunk", created, model, choices: [], usage });
   ctx.res.end("data: [DONE]\n\n");
