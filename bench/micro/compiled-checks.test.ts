@@ -28,11 +28,6 @@ describe.skipIf(!present)(
       expect(Math.abs((result.checksPerSecond * result.meanPassUsPerCheck) / 1e6 - 1)).toBeLessThan(0.01);
       expect(result.bestPassUsPerCheck).toBeGreaterThan(0);
       expect(result.stages?.extraction).toBeGreaterThan(0);
-      expect(result.stages?.generalExtraction).toBeGreaterThan(0);
-      // Most EICU-AC programs are of the shapes the extractor's fast path reads.
-      expect(result.fastPath.records).toBeLessThanOrEqual(result.records);
-      expect(result.fastPath.share).toBeGreaterThan(0.5);
-      expect(result.stages?.fastPath).toBeGreaterThan(0);
     }, 60_000);
   },
 );

@@ -22,9 +22,10 @@
  *   reference (verdict, label, the sorted inaccessible set and the failure code).
  * So a faster path that changes a decision shows in `identicalDecisions`.
  *
- * Reports the share of records whose code the EHRAgent extractor's fast path answers (the rest take the
- * tokenizer, parser and abstract interpreter). Optionally measures each stage of a check on its own
- * (identity, code extraction and its parts — fast path and general path —, decision).
+ * The EHRAgent extractor keeps answers in an LRU keyed on the exact code text; the benchmark turns that
+ * cache off (configureEhrAgentCache({ maxEntries: 0 })) so every check parses and interprets the code
+ * again, and turns it back on when done. Optionally measures each stage of a check on its own (identity,
+ * code extraction and its parts, decision).
  *
  * Run standalone: `npx tsx bench/micro/compiled-checks.ts [--data <dir>] [--seconds <n>] [--stages]` prints
  * JSON. The data directory defaults to ../shared/datasets/eicu-ac relative to the repository root; without
@@ -47,9 +48,8 @@ import { createCompiledEngine } from "../../src/engines/compiled/compiled-engine
 import { compilePolicyRules } from "../../src/engines/compiled/compiled-policy.js";
 import { extractFacts } from "../../src/engines/compiled/extract-facts.js";
 import {
+  configureEhrAgentCache,
   extractEhrAgentAccess,
-  extractEhrAgentAccessGeneral,
-  fastEhrAgentAccess,
   parsePython,
   splitEhrAgentOutput,
   tokenizePython,
@@ -72,12 +72,8 @@ export interface CompiledCheckStages {
   tokenize: number;
   /** parsePython on the code (tokenizing included). */
   parse: number;
-  /** extractEhrAgentAccess on the code: the fast path, or parse and abstract interpretation. */
+  /** extractEhrAgentAccess on the code: parse and abstract interpretation (nothing cached). */
   extraction: number;
-  /** The fast path alone, on the records it answers. */
-  fastPath: number;
-  /** The general path alone (tokenizer, parser, abstract interpreter), on every record. */
-  generalExtraction: number;
   /** extractFacts: every fact the policy needs, as the engine extracts them. */
   facts: number;
   /** decideFacts from facts already extracted (decision and Decision object). */
@@ -115,8 +111,6 @@ export interface BenchCompiledChecksResult {
   firstMismatch?: { id: string; expected: string; got: string };
   /** How the reference decisions split. */
   verdicts: Record<string, number>;
-  /** Records whose generated code the extractor's fast path answers, and their share of all records. */
-  fastPath: { records: number; share: number };
   stages?: CompiledCheckStages;
   node: string;
   /** Machine context: wall-clock figures are only comparable on a quiet machine. */
@@ -192,9 +186,6 @@ function measureStages(
   const rounds = 20;
   const codes = records.map((record) => splitEhrAgentOutput({ output: record.subject.output })?.code ?? "");
   const codeOf = new Map(records.map((record, i) => [record, codes[i]!]));
-  const answered = records.filter(
-    (record) => fastEhrAgentAccess({ code: codeOf.get(record)!, schema: compiled.schema }) !== null,
-  );
   const factsOf = new Map(
     records.map((record) => [record, extractFacts({ compiled, subject: freshSubject(record) })]),
   );
@@ -207,15 +198,6 @@ function measureStages(
     parse: timeStage(records, rounds, (r) => parsePython({ source: codeOf.get(r)! })).us,
     extraction: timeStage(records, rounds, (r) =>
       extractEhrAgentAccess({ code: codeOf.get(r)!, schema: compiled.schema }),
-    ).us,
-    fastPath:
-      answered.length === 0
-        ? 0
-        : timeStage(answered, rounds, (r) =>
-            fastEhrAgentAccess({ code: codeOf.get(r)!, schema: compiled.schema }),
-          ).us,
-    generalExtraction: timeStage(records, rounds, (r) =>
-      extractEhrAgentAccessGeneral({ code: codeOf.get(r)!, schema: compiled.schema }),
     ).us,
     facts: timeStage(records, rounds, (r) => extractFacts({ compiled, subject: freshSubject(r) })).us,
     decide: timeStage(records, rounds, (r) =>
@@ -250,12 +232,22 @@ export async function benchCompiledChecks(
   }
   const policy = loadPolicy({ ref: "eicu-ac" }).policy;
   const engine = createCompiledEngine();
-  const schema = compilePolicyRules({ policy }).schema;
-  const fastRecords = records.filter((record) => {
-    const code = splitEhrAgentOutput({ output: record.subject.output })?.code ?? "";
-    return fastEhrAgentAccess({ code, schema }) !== null;
-  }).length;
+  // Nothing cached per record: every check analyses its code again.
+  configureEhrAgentCache({ maxEntries: 0 });
+  try {
+    return await measure(records, policy, engine, seconds, input.stages ?? false);
+  } finally {
+    configureEhrAgentCache({ maxEntries: 512 });
+  }
+}
 
+async function measure(
+  records: readonly EicuAcRecord[],
+  policy: Policy,
+  engine: ReturnType<typeof createCompiledEngine>,
+  seconds: number,
+  stages: boolean,
+): Promise<BenchCompiledChecksResult> {
   // The reference: one decision per record, taken before any warm-up.
   const reference: string[] = [];
   const verdicts: Record<string, number> = {};
@@ -362,8 +354,7 @@ export async function benchCompiledChecks(
     identicalDecisions: identical,
     ...(firstMismatch ? { firstMismatch } : {}),
     verdicts,
-    fastPath: { records: fastRecords, share: round(fastRecords / records.length, 3) },
-    ...(input.stages ? { stages: measureStages(records, policy, engine) } : {}),
+    ...(stages ? { stages: measureStages(records, policy, engine) } : {}),
     node: process.version,
     cpus: os.availableParallelism(),
     loadAverage: round(os.loadavg()[0] ?? 0),

@@ -22,6 +22,7 @@ describe("extractEhrAgentAccess: the toolbox", () => {
         patient: ["hospitaladmittime", "patientunitstayid", "uniquepid"],
       },
       wholeTables: [],
+      tablesRead: [],
       confidence: "high",
       unresolved: [],
       errors: [],
@@ -108,6 +109,7 @@ describe("extractEhrAgentAccess: the toolbox", () => {
     expect(extract("x = Calendar('-1 year')", "answer = Calculate('1+2')")).toEqual({
       tables: {},
       wholeTables: [],
+      tablesRead: [],
       confidence: "high",
       unresolved: [],
       errors: [],
@@ -303,6 +305,7 @@ describe("extractEhrAgentAccess: what it cannot know", () => {
     expect(result).toEqual({
       tables: { orders: ["customer", "total"] },
       wholeTables: [],
+      tablesRead: [],
       confidence: "high",
       unresolved: [],
       errors: [],

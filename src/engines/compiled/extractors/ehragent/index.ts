@@ -5,8 +5,7 @@ export {
   DISAGREEMENT_CAUSES,
   type DisagreementCause,
 } from "./disagreement.js";
-export { type EhrAgentAccess, extractEhrAgentAccess, extractEhrAgentAccessGeneral } from "./extract.js";
-export { fastEhrAgentAccess } from "./fast-path.js";
+export { configureEhrAgentCache, type EhrAgentAccess, extractEhrAgentAccess } from "./extract.js";
 export {
   decodeCell,
   type EhrAgentCodeBlock,

@@ -45,6 +45,8 @@ export interface InterpretResult {
   reads: Map<string, Set<string>>;
   /** Tables whose every column the code exposes (a whole DataFrame printed or returned, SQL `*`). */
   wholeTables: Set<string>;
+  /** Tables read without a column named (a row count, `select 1 from t`, LoadDB): reading the table. */
+  tablesRead: Set<string>;
   unresolved: string[];
   errors: string[];
 }
@@ -126,6 +128,7 @@ export function interpretModule(options: { module: Module; schema: DatabaseSchem
   return {
     reads: interpreter.reads,
     wholeTables: interpreter.wholeTables,
+    tablesRead: interpreter.tablesRead,
     unresolved: unique(interpreter.unresolved),
     errors: unique(interpreter.errors),
   };
@@ -139,6 +142,7 @@ function unique(list: string[]): string[] {
 class Interpreter {
   readonly reads = new Map<string, Set<string>>();
   readonly wholeTables = new Set<string>();
+  readonly tablesRead = new Set<string>();
   readonly unresolved: string[] = [];
   readonly errors: string[] = [];
   private steps = 0;
