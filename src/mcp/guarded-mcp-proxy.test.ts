@@ -7,8 +7,10 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { Decision } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import type { Policy, ToolRule } from "../core/policy.js";
@@ -59,6 +61,8 @@ type DecisionEvent = Parameters<NonNullable<GuardedMcpProxyOptions["onDecision"]
 
 interface Rig {
   upstream: FakeUpstream;
+  /** The methods of every request the proxy sent upstream, in order. */
+  upstreamRequests: string[];
   proxy: GuardedMcpProxy;
   agent: Client;
   handle?: EngineHandle;
@@ -83,12 +87,19 @@ async function setUp(
     policy?: Policy;
     guardContent?: boolean;
     checkTimeoutMs?: number;
+    context?: Record<string, unknown>;
     upstream?: Omit<FakeUpstreamOptions, "namespaced">;
   } = {},
 ) {
   const upstream = createFakeUpstreamServer({ ...options.upstream, namespaced: options.namespaced ?? true });
   const [toUpstream, upstreamSide] = InMemoryTransport.createLinkedPair();
   await upstream.server.connect(upstreamSide);
+  const upstreamRequests: string[] = [];
+  const send = toUpstream.send.bind(toUpstream);
+  toUpstream.send = (message, sendOptions) => {
+    if ("method" in message && "id" in message) upstreamRequests.push(message.method);
+    return send(message, sendOptions);
+  };
   const handle = options.engine ? undefined : await createEngine({ engine: "compiled" });
   const inner = options.engine ?? handle!.engine;
   const subjects: Subject[] = [];
@@ -110,12 +121,13 @@ async function setUp(
     ...(options.task ? { task: options.task } : {}),
     ...(options.guardContent !== undefined ? { guardContent: options.guardContent } : {}),
     ...(options.checkTimeoutMs !== undefined ? { checkTimeoutMs: options.checkTimeoutMs } : {}),
+    ...(options.context ? { context: options.context } : {}),
   });
   const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
   await proxy.connect({ transport: proxySide });
   const agent = new Client({ name: "agent", version: "1.0.0" });
   await agent.connect(agentSide);
-  rig = { upstream, proxy, agent, subjects, events, ...(handle ? { handle } : {}) };
+  rig = { upstream, upstreamRequests, proxy, agent, subjects, events, ...(handle ? { handle } : {}) };
   return rig;
 }
 
@@ -295,6 +307,87 @@ describe("createGuardedMcpProxy", () => {
     await agent.close();
     await proxy.closed;
     expect(upstreamClosed).toBe(true);
+  });
+});
+
+describe("createGuardedMcpProxy: the tools' input schemas", () => {
+  const PATH_SCHEMA = {
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"],
+  };
+
+  it("fetches the schemas once when the agent never listed, and passes the called tool's as context.toolSchemas", async () => {
+    const { agent, subjects, upstreamRequests } = await setUp();
+    await agent.callTool({ name: "filesystem.read_file", arguments: { path: "/tmp/a" } });
+    await agent.callTool({ name: "filesystem.delete_file", arguments: { path: "/tmp/a" } });
+    expect(upstreamRequests.filter((m) => m === "tools/list")).toHaveLength(1);
+    expect(subjects[0]!.context?.toolSchemas).toEqual({
+      "filesystem.read_file": expect.objectContaining(PATH_SCHEMA),
+    });
+    expect(subjects[1]!.context?.toolSchemas).toEqual({
+      "filesystem.delete_file": expect.objectContaining(PATH_SCHEMA),
+    });
+  });
+
+  it("learns the schemas from the agent's own listing without fetching them again", async () => {
+    const { agent, subjects, upstreamRequests } = await setUp();
+    const listed = await agent.listTools();
+    await agent.callTool({ name: "github.create_issue", arguments: { repo: "acme/api", title: "x" } });
+    expect(upstreamRequests.filter((m) => m === "tools/list")).toHaveLength(1);
+    const schema = listed.tools.find((t) => t.name === "github.create_issue")!.inputSchema;
+    expect(subjects[0]!.context?.toolSchemas).toEqual({ "github.create_issue": schema });
+  });
+
+  it("keys the schema by the name the call is checked as (after the tool prefix)", async () => {
+    const { agent, subjects } = await setUp({ namespaced: false, toolPrefix: "filesystem." });
+    await agent.callTool({ name: "delete_file", arguments: { path: "/tmp/x" } });
+    expect(Object.keys(subjects[0]!.context?.toolSchemas as object)).toEqual(["filesystem.delete_file"]);
+  });
+
+  it("forgets the schemas on tools/list_changed and fetches them again on the next call", async () => {
+    const { agent, upstream, subjects, upstreamRequests } = await setUp();
+    await agent.callTool({ name: "filesystem.read_file", arguments: { path: "/tmp/a" } });
+    const changed = new Promise<void>((resolve) =>
+      agent.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    // Registering a tool on a connected McpServer sends notifications/tools/list_changed.
+    upstream.server.registerTool(
+      "filesystem.copy_file",
+      { description: "Copy a file", inputSchema: { source: z.string(), destination: z.string() } },
+      async () => ({ content: [{ type: "text", text: "copied" }] }),
+    );
+    await changed;
+    await agent.callTool({ name: "filesystem.copy_file", arguments: { source: "/a", destination: "/b" } });
+    expect(upstreamRequests.filter((m) => m === "tools/list")).toHaveLength(2);
+    expect(subjects[1]!.context?.toolSchemas).toEqual({
+      "filesystem.copy_file": expect.objectContaining({
+        properties: { source: { type: "string" }, destination: { type: "string" } },
+      }),
+    });
+  });
+
+  it("never lets the configured context replace the call or its schema", async () => {
+    const { agent, subjects } = await setUp({
+      context: {
+        identity: "admin",
+        toolCalls: [{ name: "github.create_issue", arguments: {} }],
+        toolCall: { name: "github.create_issue", arguments: {} },
+        toolSchemas: { "filesystem.delete_file": { type: "object", properties: {} } },
+      },
+    });
+    const denied = await agent.callTool({
+      name: "filesystem.delete_file",
+      arguments: { path: "/etc/hosts" },
+    });
+    expect(denied.isError).toBe(true);
+    const context = subjects[0]!.context!;
+    expect(context.identity).toBe("admin");
+    expect(context.toolCall).toBeUndefined();
+    expect(context.toolCalls).toEqual([
+      { name: "filesystem.delete_file", arguments: { path: "/etc/hosts" } },
+    ]);
+    expect(context.toolSchemas).toEqual({ "filesystem.delete_file": expect.objectContaining(PATH_SCHEMA) });
   });
 });
 

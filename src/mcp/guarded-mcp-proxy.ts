@@ -22,6 +22,12 @@
  *     "when": { "field": "args.uri", "op": "startsWith", "value": "file:///etc/" } },
  *   { "id": "resource.allow-read", "tool": "resources/read", "effect": "allow", "message": "..." }
  * The model-based engines see the same JSON call as the agent's output and judge it by the requests.
+ *
+ * Argument kinds: each check carries the called tool's `inputSchema`, as the upstream listed it, in
+ * `subject.context.toolSchemas` (keyed by the name the call is checked as), so `args:path`, `args:url`…
+ * find the path- and URL-valued arguments from the schema too. The schemas are learned from every
+ * `tools/list` answer the agent receives, fetched once on the first call when the agent never listed,
+ * and forgotten on `notifications/tools/list_changed` (then fetched again on the next call).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -140,6 +146,43 @@ const OptionsSchema = z.object({
 
 /** How much of a forwarded call's result the trajectory keeps as the step's observation. */
 const MAX_OBSERVATION_CHARS = 2000;
+/** At most this many pages of `tools/list` are read when the proxy fetches the schemas itself. */
+const MAX_TOOL_LIST_PAGES = 100;
+
+interface ListedTool {
+  name: string;
+  inputSchema?: unknown;
+}
+
+/**
+ * The upstream tools' input schemas, by upstream tool name. `complete` once a whole listing was seen
+ * (or fetching one was tried) since the last list_changed, so a name missing then is not fetched again.
+ */
+interface ToolSchemaCache {
+  schemas: Map<string, unknown>;
+  complete: boolean;
+  /** Bumped by list_changed, so a listing that started before it is not taken as current. */
+  generation: number;
+  fetching?: Promise<void>;
+}
+
+function toolsOf(result: unknown): ListedTool[] {
+  const tools = (result as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(tools)) return [];
+  return tools.filter(
+    (t): t is ListedTool => typeof t === "object" && t !== null && typeof (t as ListedTool).name === "string",
+  );
+}
+
+/** Records the schemas of one page of a `tools/list` answer; a single first page is a whole listing. */
+function learnTools(cache: ToolSchemaCache, options: { result: unknown; firstPage: boolean }): void {
+  const whole = options.firstPage && !(options.result as { nextCursor?: unknown }).nextCursor;
+  if (whole) {
+    cache.schemas = new Map();
+    cache.complete = true;
+  }
+  for (const tool of toolsOf(options.result)) cache.schemas.set(tool.name, tool.inputSchema);
+}
 
 function isTransport(value: GuardedMcpProxyOptions["upstream"]): value is Transport {
   return typeof (value as Transport).start === "function" && typeof (value as Transport).send === "function";
@@ -252,6 +295,43 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     byVerdict: { allow: 0, deny: 0, ask: 0 },
   };
   const guardContent = o.guardContent ?? true;
+  const toolSchemas: ToolSchemaCache = { schemas: new Map(), complete: false, generation: 0 };
+
+  /** Reads the whole tool list once for this generation; a failure leaves the schemas unknown. */
+  const fetchToolSchemas = async (): Promise<void> => {
+    const generation = toolSchemas.generation;
+    const schemas = new Map<string, unknown>();
+    try {
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await client.listTools(
+          cursor ? { cursor } : undefined,
+          timeout ? { timeout } : undefined,
+        );
+        for (const tool of toolsOf(page)) schemas.set(tool.name, tool.inputSchema);
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor && pages < MAX_TOOL_LIST_PAGES);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      logger?.warn({ message }, "tools/list failed: checks go on without the tools' input schemas");
+    }
+    if (generation !== toolSchemas.generation) return;
+    for (const [tool, schema] of schemas) toolSchemas.schemas.set(tool, schema);
+    toolSchemas.complete = true;
+  };
+
+  /** The upstream tool's input schema: from the cache, or from one lazy listing when it is not known. */
+  const inputSchemaOf = async (tool: string): Promise<unknown> => {
+    if (!toolSchemas.schemas.has(tool) && !toolSchemas.complete) {
+      toolSchemas.fetching ??= fetchToolSchemas().finally(() => {
+        toolSchemas.fetching = undefined;
+      });
+      await toolSchemas.fetching;
+    }
+    return toolSchemas.schemas.get(tool);
+  };
 
   /** Sends a request upstream as it came: the loose result schema keeps every field of the answer. */
   const forward = async (
@@ -277,6 +357,8 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     tool: string;
     args: Record<string, unknown>;
     signal: AbortSignal;
+    /** The tool's input schema, for `tools/call`. */
+    inputSchema?: unknown;
   }): Promise<{ checkedAs: string; decision: Decision }> => {
     const checkedAs = `${o.toolPrefix ?? ""}${call.tool}`;
     const started = performance.now();
@@ -287,6 +369,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         args: call.args,
         ...(o.task !== undefined ? { task: o.task } : {}),
         ...(o.context ? { context: o.context } : {}),
+        ...(call.inputSchema !== undefined ? { inputSchema: call.inputSchema } : {}),
         history,
       });
       decision =
@@ -332,12 +415,17 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     return step;
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, (request, extra) => forward(request, extra.signal));
+  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const result = await forward(request, extra.signal);
+    learnTools(toolSchemas, { result, firstPage: !request.params?.cursor });
+    return result;
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = request.params.name;
     const args = request.params.arguments ?? {};
-    const { checkedAs, decision } = await decide({ tool, args, signal: extra.signal });
+    const inputSchema = await inputSchemaOf(tool);
+    const { checkedAs, decision } = await decide({ tool, args, signal: extra.signal, inputSchema });
     if (!decision.allowed) return blockedCallResult({ tool, decision });
 
     const step = remember({ action: checkedAs, args });
@@ -436,9 +524,13 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     server.setRequestHandler(CompleteRequestSchema, (request, extra) => forward(request, extra.signal));
   }
 
-  if (upstreamTools?.listChanged) {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => server.sendToolListChanged());
-  }
+  // A changed tool list may change a schema: forget them all (the next call fetches them again).
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    toolSchemas.generation++;
+    toolSchemas.schemas = new Map();
+    toolSchemas.complete = false;
+    if (upstreamTools?.listChanged) return server.sendToolListChanged();
+  });
 
   let closing: Promise<void> | undefined;
   const close = () => {
