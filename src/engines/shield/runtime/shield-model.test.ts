@@ -182,6 +182,95 @@ describe("shield with a model (Binary-Check)", () => {
     });
   });
 
+  it("reuses a remembered answer only for the identical question: another task asks the model again", async () => {
+    const consent = PolicySchema.parse({
+      name: "projects",
+      version: "1.0.0",
+      specification: "An agent that manages projects in a web app.",
+      requests: "Delete a project only with the user's consent.",
+      rules: {
+        predicates: [
+          {
+            name: "deletes",
+            kind: "action",
+            description: "clicks a delete button",
+            binding: { kind: "condition", when: { field: "actionType", op: "eq", value: "click" } },
+          },
+          {
+            name: "consented",
+            kind: "state",
+            description: "the user consented to this deletion",
+            binding: { kind: "ask", question: "Did the user consent to this deletion?" },
+          },
+        ],
+        temporalRules: [{ id: "consent", formula: "G(deletes -> consented)", description: "Ask first" }],
+      },
+    });
+    const click: Step = { action: "click", element: "Delete", url: "https://git.test/demo/settings" };
+    const task = (input: string, id: string) => ({ input, output: "", trajectory: [click], id });
+    const yes = JSON.stringify({ answers: [{ predicate: "consented", answer: "yes" }] });
+    const store = createInMemoryStore();
+    const model = createScriptedModel({ replies: [yes, (_) => JSON.stringify({ answers: [] })] });
+    const engine = createShieldEngine({ model, store });
+    const learned = await engine.check({ policy: consent, subject: task("Delete the project demo", "a") });
+    expect(learned.allowed).toBe(true);
+    expect(store.workflows).toHaveLength(1);
+    expect(store.workflows[0]!.plan).toMatchObject({
+      predicates: { consented: { value: true, key: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) } },
+    });
+    // Same click, same page, another task: the remembered "yes" is not this question's answer.
+    const other = await engine.check({ policy: consent, subject: task("List the open issues", "b") });
+    expect(model.requests).toHaveLength(2);
+    expect(other.cost.llmCalls).toBe(1);
+    expect(other.trace?.facts).not.toMatchObject({
+      answeredBy: { consented: expect.stringMatching(/^memory:/) },
+    });
+    expect(other.trace?.facts).toMatchObject({ memory: { reusedAnswers: {} } });
+    const otherMemory = other.trace?.facts?.memory as { reusedAnswers: object } | undefined;
+    expect(Object.keys(otherMemory?.reusedAnswers ?? { missing: true })).toEqual([]);
+    // The model could not tell: the predicate stays open (marginalised) and the click is not allowed.
+    expect(other.allowed).toBe(false);
+    // The identical question (same task, same history, same step) reuses the answer without a call.
+    const again = await engine.check({ policy: consent, subject: task("Delete the project demo", "c") });
+    expect(again.allowed).toBe(true);
+    expect(again.cost.llmCalls).toBe(0);
+    expect(model.requests).toHaveLength(2);
+    expect(again.trace?.facts).toMatchObject({
+      memory: { reusedAnswers: { consented: store.workflows[0]!.id } },
+    });
+    // A new version of the policy, or another model, is another question.
+    const bumped = createShieldEngine({ model: createScriptedModel({ replies: [yes] }), store });
+    const v2 = await bumped.check({
+      policy: { ...consent, version: "1.0.1" },
+      subject: task("Delete the project demo", "d"),
+    });
+    expect(v2.cost.llmCalls).toBe(1);
+    const otherModel = createScriptedModel({ id: "scripted:other", replies: [yes] });
+    const m2 = await createShieldEngine({ model: otherModel, store }).check({
+      policy: consent,
+      subject: task("Delete the project demo", "e"),
+    });
+    expect(m2.cost.llmCalls).toBe(1);
+  });
+
+  it("finds the identical question's answer however many similar workflows other tasks stored", async () => {
+    const store = createInMemoryStore();
+    const model = createScriptedModel({ replies: [answer("no"), answer("no"), answer("no"), answer("no")] });
+    const engine = createShieldEngine({ model, store, memoryK: 1 });
+    await engine.check({ policy, subject: { ...subject([external("menu.pdf")], "a"), input: "task 0" } });
+    for (const t of ["task 1", "task 2", "task 3"])
+      await engine.check({ policy, subject: { ...subject([external("menu.pdf")], t), input: t } });
+    expect(model.requests).toHaveLength(4);
+    const again = await engine.check({
+      policy,
+      subject: { ...subject([external("menu.pdf")], "z"), input: "task 0" },
+    });
+    expect(again.cost.llmCalls).toBe(0);
+    expect(again.trace?.facts).toMatchObject({
+      memory: { reusedAnswers: { is_confidential: store.workflows[0]!.id } },
+    });
+  });
+
   it("keeps its workflows in the SQLite store", async () => {
     const store = await createSqliteStore({ path: ":memory:" });
     try {

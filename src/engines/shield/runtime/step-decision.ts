@@ -45,7 +45,7 @@ import {
   prepareMln,
   solveMln,
 } from "../mln/index.js";
-import { type BinaryQuestion, binaryCheck } from "./binary-check.js";
+import { type BinaryQuestion, binaryCheck, binaryQuestionKey } from "./binary-check.js";
 import type { ShieldRule } from "./compiled-shield-policy.js";
 import { explainDenial, verdictOf, violationsFrom } from "./shield-violations.js";
 import {
@@ -210,6 +210,19 @@ export async function decideStep(options: {
   let skipped: BinaryQuestion[] = [];
   let askedNow = 0;
   const query = stepQuery({ facts });
+  // Each question's memory key (workflow-memory.ts): the exact prompt it is asked with, the policy's
+  // name and version and the model — a remembered answer is reused only for an identical question.
+  const keys: Record<string, string> = {};
+  if (runtime.model)
+    for (const q of questions)
+      keys[q.predicate] = binaryQuestionKey({
+        question: q,
+        input: state.input,
+        steps,
+        index,
+        policy: policyRef(policy),
+        model: runtime.model.id,
+      });
   const ask = async (list: BinaryQuestion[]) => {
     if (!runtime.model || list.length === 0) return;
     const r = await binaryCheck({
@@ -240,12 +253,16 @@ export async function decideStep(options: {
           actions: circuitActions,
           query,
           k: runtime.memoryK,
+          keys: Object.values(keys),
         });
       } catch (error) {
         memory.error = `retrieval failed: ${(error as Error).message}`;
       }
       memory.retrieved = hits.map((h) => ({ id: h.id, action: h.action, distance: h.distance }));
-      const reuse = planReuse({ hits, questions });
+      const reuse = planReuse({
+        hits,
+        questions: questions.map((q) => ({ ...q, ...(keys[q.predicate] ? { key: keys[q.predicate] } : {}) })),
+      });
       for (const [name, r] of Object.entries(reuse.answers)) {
         setAnswer(name, r.value, `memory:${r.workflow}`);
         memory.reusedAnswers[name] = r.workflow;
@@ -432,6 +449,7 @@ export async function decideStep(options: {
       };
       const p = compiled.predicates.get(n);
       if (p?.binding?.kind === "ask") entry.question = p.binding.question;
+      if (keys[n] !== undefined && work.answeredBy[n] !== undefined) entry.key = keys[n];
       if (n in work.values) entry.value = work.values[n];
       if (work.answeredBy[n] === "model") entry.useful = solve({}, [n]).allowed !== result.allowed;
       plan.predicates[n] = entry;

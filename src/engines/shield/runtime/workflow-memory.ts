@@ -4,15 +4,20 @@
  * records and retrieved by Levenshtein distance between step texts (src/memory's exhaustive top-k).
  *
  * What is reused, and nothing more:
- * - answers: a stored workflow whose step text is IDENTICAL to the current one answered the same
- *   Binary-Check question — its answer is reused instead of asking the model again (same question,
- *   same text; the model is asked at temperature 0, so this is a cache, not a guess);
+ * - answers: a Binary-Check answer is reused only for an IDENTICAL question — the stored entry's
+ *   `key` (binaryQuestionKey: a digest of the exact prompt the question was asked with — task,
+ *   earlier steps shown, current step, page and observation, question text — with the policy's name
+ *   and version and the model id) equals the current question's key. Similar step texts are not
+ *   enough: "the user consented" learned on one task says nothing about another task's same click.
+ *   Entries stored without a key (older plans) are never reused as answers. The model is asked at
+ *   temperature 0, so an identical key makes this a cache, not a guess;
  * - useless checks: a Binary-Check that a close workflow (normalised distance <= 0.25) recorded as
  *   useless — the verdict was the same with the predicate left open — is not asked up front. The
  *   engine then checks locally that the verdict is the same whichever value the predicate takes, and
  *   asks the model after all when it is not, so skipping never changes a decision.
  */
 
+import { boundedLevenshtein } from "../../../memory/bounded-levenshtein.js";
 import { topK } from "../../../memory/retrieval.js";
 import type { Store, Workflow } from "../../../store/store.js";
 import type { StepFacts } from "../assign/step-facts.js";
@@ -23,6 +28,8 @@ export interface WorkflowPlanEntry {
   operation: ShieldOperation;
   /** The Binary-Check question, for ask-bound predicates. */
   question?: string;
+  /** For model answers: the question's key (binaryQuestionKey); the answer is reused only under it. */
+  key?: string;
   value?: boolean;
   /** For model answers: whether the verdict depended on the answer. */
   useful?: boolean;
@@ -71,13 +78,22 @@ function isPlan(value: unknown): value is ShieldWorkflowPlan {
   );
 }
 
-/** The k stored workflows of these circuits closest to the query (only shield workflow plans). */
+function hasKey(plan: ShieldWorkflowPlan, keys: ReadonlySet<string>): boolean {
+  return Object.values(plan.predicates).some((e) => e?.key !== undefined && keys.has(e.key));
+}
+
+/**
+ * The k stored workflows of these circuits closest to the query (only shield workflow plans), plus
+ * every stored workflow holding an answer under one of `keys` — an exact question is found however
+ * many similar workflows other tasks left behind.
+ */
 export async function retrieveWorkflows(options: {
   store: Store;
   policy: string;
   actions: readonly string[];
   query: string;
   k?: number;
+  keys?: readonly string[];
 }): Promise<RetrievedWorkflow[]> {
   const records: Workflow[] = [];
   for (const action of options.actions)
@@ -90,26 +106,52 @@ export async function retrieveWorkflows(options: {
     k: options.k ?? 3,
     order: "most",
   });
-  return hits.map((h) => ({
+  const retrieved: RetrievedWorkflow[] = hits.map((h) => ({
     id: h.item.id,
     action: h.item.workflow.action,
     distance: h.distance,
     normalised: h.distance / Math.max(1, options.query.length, h.item.input.length),
     plan: h.item.workflow.plan as ShieldWorkflowPlan,
   }));
+  const keys = new Set(options.keys ?? []);
+  if (keys.size === 0) return retrieved;
+  const seen = new Set(retrieved.map((r) => r.id));
+  for (const w of usable) {
+    if (seen.has(w.id) || !hasKey(w.plan as ShieldWorkflowPlan, keys)) continue;
+    seen.add(w.id);
+    // Found by key, not by text (the k nearest texts may all be other tasks' workflows).
+    const distance = boundedLevenshtein({ a: options.query, b: w.query, max: Number.POSITIVE_INFINITY });
+    retrieved.push({
+      id: w.id,
+      action: w.action,
+      distance,
+      normalised: distance / Math.max(1, options.query.length, w.query.length),
+      plan: w.plan as ShieldWorkflowPlan,
+    });
+  }
+  return retrieved;
 }
 
 /** What the retrieved workflows let this step reuse (see the module comment). */
 export function planReuse(options: {
   hits: readonly RetrievedWorkflow[];
-  questions: ReadonlyArray<{ predicate: string; question: string }>;
+  /** `key`: the question's binaryQuestionKey; a question without one never reuses an answer. */
+  questions: ReadonlyArray<{ predicate: string; question: string; key?: string }>;
 }): WorkflowReuse {
   const reuse: WorkflowReuse = { answers: {}, skip: {} };
   for (const q of options.questions) {
-    const same = options.hits.find((h) => {
-      const e = h.plan.predicates[q.predicate];
-      return h.distance === 0 && e?.question === q.question && typeof e.value === "boolean";
-    });
+    const same =
+      q.key === undefined
+        ? undefined
+        : options.hits.find((h) => {
+            const e = h.plan.predicates[q.predicate];
+            return (
+              e?.key === q.key &&
+              e.question === q.question &&
+              e.operation === "binary-check" &&
+              typeof e.value === "boolean"
+            );
+          });
     if (same) {
       reuse.answers[q.predicate] = { value: same.plan.predicates[q.predicate]!.value!, workflow: same.id };
       continue;
