@@ -1,0 +1,247 @@
+/**
+ * Canonical forms of file-system paths, and the two predicates conditions need on them.
+ *
+ * An attacker spells `/etc/passwd` as `/tmp/../etc/passwd`, `/tmp/%2e%2e/etc/passwd`, `file:///etc/passwd`,
+ * `\tmp\..\etc\passwd` or with Unicode look-alikes. Which spelling a tool honours depends on the tool
+ * (does it percent-decode? read `\` as a separator? normalise Unicode?), so every honest reading becomes
+ * a form: the set of readings is closed under percent-decoding, `\`→`/`, NFC and lexical `.`/`..`
+ * resolution, and each reading is then made absolute and normalised. What cannot be read without running
+ * a shell (`~`, `$VAR`, backticks) or is not a path at all (NUL bytes, another host's `file:` URL) is
+ * undetermined, so the caller fails closed. Pure functions, no file-system access: symlinks are not
+ * resolved (a sandbox must handle those).
+ */
+import picomatch from "picomatch";
+import type { Canonical } from "./types.js";
+
+/** Longer inputs are undetermined: no real path is this long and the work per reading stays bounded. */
+export const MAX_PATH_LENGTH = 32_768;
+/** Percent-decoding is repeated until nothing changes; still changing after this many rounds → undetermined. */
+export const MAX_DECODE_ROUNDS = 4;
+/** Upper bound on distinct readings of one input (the closure is tiny for real paths). */
+const MAX_READINGS = 64;
+
+export interface CanonicalPathOptions {
+  /** The raw path: absolute, relative (needs `base`), or a `file:` URL. Anything but a string is undetermined. */
+  path: unknown;
+  /** Lower-case every form (case-insensitive file systems). */
+  caseFold?: boolean;
+  /** Absolute directory that relative paths resolve against; without it a relative path is undetermined. */
+  base?: string;
+}
+
+/** Every honest absolute, normalised reading of `path`, or undetermined with the reason. */
+export function canonicalPath({ path, caseFold = false, base }: CanonicalPathOptions): Canonical<string> {
+  if (typeof path !== "string") return undetermined(`path is not a string (${typeof path})`);
+  if (path === "") return undetermined("path is empty");
+  if (path.length > MAX_PATH_LENGTH) return undetermined(`path is longer than ${MAX_PATH_LENGTH} characters`);
+  const baseDir = checkBase(base);
+  if (!baseDir.ok) return baseDir;
+  const raw = fileUrlReadings(path);
+  if (!raw.ok) return raw;
+  const readings = closeReadings({ starts: raw.forms, base: baseDir.forms[0] });
+  if (!readings.ok) return readings;
+  const forms = new Set<string>();
+  for (const reading of readings.forms) {
+    const abs = absoluteNormal(reading, baseDir.forms[0]);
+    if (abs !== undefined) forms.add(caseFold ? abs.toLowerCase() : abs);
+  }
+  return { ok: true, forms: [...forms] };
+}
+
+/**
+ * Is the canonical `path` one of the `roots` or inside one? Both sides must be canonical forms made the
+ * same way (same `caseFold`); comparison is by whole segments, so `/tmpx` is not within `/tmp`.
+ */
+export function pathWithin({ path, roots }: { path: string; roots: readonly string[] }): boolean {
+  for (const root of roots) {
+    // A trailing slash on a root would otherwise make `/etc/x` look outside `/etc/`: strip it defensively.
+    const r = root.length > 1 ? root.replace(/\/+$/, "") || "/" : root;
+    if (path === r) return true;
+    if (path.startsWith(r === "/" ? "/" : `${r}/`)) return true;
+  }
+  return false;
+}
+
+/** Does the canonical `path` match one of the picomatch `globs`? Dot files match (`dot: true`). */
+export function pathMatches({
+  path,
+  globs,
+  caseFold = false,
+}: {
+  path: string;
+  globs: string | readonly string[];
+  caseFold?: boolean;
+}): boolean {
+  const list = typeof globs === "string" ? [globs] : globs;
+  if (list.length === 0) return false;
+  return matcherFor({ globs: list, caseFold })(path);
+}
+
+const matcherCache = new Map<string, (path: string) => boolean>();
+const MATCHER_CACHE_SIZE = 256;
+
+function matcherFor({ globs, caseFold }: { globs: readonly string[]; caseFold: boolean }) {
+  const key = JSON.stringify([caseFold, globs]);
+  const cached = matcherCache.get(key);
+  if (cached !== undefined) return cached;
+  // `windows: false`: paths here are canonical POSIX paths, `\` in a glob is an escape, never a separator.
+  const matcher = picomatch([...globs], { dot: true, nocase: caseFold, windows: false });
+  if (matcherCache.size >= MATCHER_CACHE_SIZE) matcherCache.clear();
+  matcherCache.set(key, matcher);
+  return matcher;
+}
+
+/**
+ * Decode every `%XX` run once (UTF-8). Returns undefined when the bytes are not UTF-8: such a reading
+ * cannot be compared honestly, so callers treat it as undetermined. A BOM is kept (`ignoreBOM`), never
+ * silently dropped.
+ */
+export function percentDecodeOnce(text: string): string | undefined {
+  if (!text.includes("%")) return text;
+  let bad = false;
+  const out = text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    const bytes = new Uint8Array(run.length / 3);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16);
+    try {
+      return UTF8.decode(bytes);
+    } catch {
+      bad = true;
+      return run;
+    }
+  });
+  return bad ? undefined : out;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Resolve `.` and `..` lexically on an absolute POSIX path (`..` above `/` stays at `/`), drop empty
+ * segments and the trailing slash.
+ */
+export function normalisePosix(absolute: string): string {
+  const stack: string[] = [];
+  for (const segment of absolute.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") stack.pop();
+    else stack.push(segment);
+  }
+  return `/${stack.join("/")}`;
+}
+
+function undetermined(reason: string): { ok: false; reason: string } {
+  return { ok: false, reason };
+}
+
+function checkBase(base: string | undefined): Canonical<string | undefined> {
+  if (base === undefined) return { ok: true, forms: [undefined] };
+  if (typeof base !== "string" || !base.startsWith("/") || base.includes("\0")) {
+    return undetermined("base is not an absolute path");
+  }
+  return { ok: true, forms: [normalisePosix(base)] };
+}
+
+/**
+ * `file:///x` and `file://localhost/x` become `/x` (a query or fragment is cut off in one reading and kept
+ * in another, as a naive `file://` stripper would); a `file:` URL naming any other host is not a local path.
+ */
+function fileUrlReadings(path: string): Canonical<string> {
+  if (!/^file:/i.test(path)) return { ok: true, forms: [path] };
+  const rest = path.slice(5);
+  let pathPart: string;
+  if (/^[/\\]{2}/.test(rest)) {
+    const afterSlashes = rest.slice(2);
+    const end = afterSlashes.search(/[/\\]/);
+    const host = end < 0 ? afterSlashes : afterSlashes.slice(0, end);
+    if (host !== "" && host.toLowerCase() !== "localhost") {
+      return undetermined(`file: URL names host "${host}", not a local path`);
+    }
+    pathPart = end < 0 ? "/" : afterSlashes.slice(end);
+  } else if (rest.startsWith("/")) {
+    pathPart = rest;
+  } else {
+    return undetermined("file: URL without an absolute path");
+  }
+  const cut = pathPart.search(/[?#]/);
+  if (cut < 0) return { ok: true, forms: [pathPart] };
+  return { ok: true, forms: [pathPart.slice(0, cut) || "/", pathPart] };
+}
+
+/** Why a reading cannot be resolved without a shell or is not a path at all; undefined when it is fine. */
+function expansionReason(reading: string): string | undefined {
+  if (reading.includes("\0")) return "path contains a NUL byte";
+  if (reading.startsWith("~")) return "path starts with ~ (home-directory expansion is not modelled)";
+  if (/\$[A-Za-z0-9_{(@*#?!$-]/.test(reading)) return "path contains a shell variable or substitution ($…)";
+  if (reading.includes("`")) return "path contains a backtick command substitution";
+  if (/^[A-Za-z]:[/\\]/.test(reading)) return "path is a Windows drive path (not modelled)";
+  return undefined;
+}
+
+type Step = (text: string) => string | undefined;
+
+const STEPS: readonly { name: string; step: Step; decodes: boolean }[] = [
+  { name: "percent-decode", step: percentDecodeOnce, decodes: true },
+  { name: "backslash", step: (t) => (t.includes("\\") ? t.replaceAll("\\", "/") : t), decodes: false },
+  { name: "nfc", step: (t) => t.normalize("NFC"), decodes: false },
+];
+
+/**
+ * The closure of the starting readings under every step (and under normalisation of absolute readings, so
+ * a tool that normalises before decoding is covered too). Bounded: decoding must reach a fixpoint within
+ * MAX_DECODE_ROUNDS along every chain, and the set stays under MAX_READINGS.
+ */
+function closeReadings({ starts, base }: { starts: string[]; base: string | undefined }): Canonical<string> {
+  const depth = new Map<string, number>();
+  const queue: string[] = [];
+  const add = (text: string, decodes: number): string | undefined => {
+    const known = depth.get(text);
+    if (known !== undefined && known <= decodes) return undefined;
+    if (known === undefined && depth.size >= MAX_READINGS) return "path has too many distinct readings";
+    depth.set(text, decodes);
+    queue.push(text);
+    return undefined;
+  };
+  for (const start of starts) add(start, 0);
+  while (queue.length > 0) {
+    const text = queue.shift()!;
+    const decodes = depth.get(text)!;
+    const bad = expansionReason(text);
+    if (bad !== undefined) return undetermined(bad);
+    const normal = absoluteNormal(text, base);
+    if (normal === undefined) return undetermined("relative path and no base to resolve it against");
+    const failure = stepAll({ text, decodes, normal, add });
+    if (failure !== undefined) return undetermined(failure);
+  }
+  return { ok: true, forms: [...depth.keys()] };
+}
+
+function stepAll({
+  text,
+  decodes,
+  normal,
+  add,
+}: {
+  text: string;
+  decodes: number;
+  normal: string;
+  add: (text: string, decodes: number) => string | undefined;
+}): string | undefined {
+  for (const { step, decodes: isDecode } of STEPS) {
+    const next = step(text);
+    if (next === undefined) return "percent-encoding does not decode to UTF-8";
+    if (next === text) continue;
+    const nextDecodes = decodes + (isDecode ? 1 : 0);
+    if (nextDecodes > MAX_DECODE_ROUNDS) {
+      return `percent-decoding still changes the path after ${MAX_DECODE_ROUNDS} rounds`;
+    }
+    const failure = add(next, nextDecodes);
+    if (failure !== undefined) return failure;
+  }
+  return normal === text ? undefined : add(normal, decodes);
+}
+
+/** The reading made absolute (against `base`) and normalised; undefined for a relative path without base. */
+function absoluteNormal(reading: string, base: string | undefined): string | undefined {
+  if (reading.startsWith("/")) return normalisePosix(reading);
+  if (base === undefined) return undefined;
+  return normalisePosix(`${base}/${reading}`);
+}

@@ -1,0 +1,193 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalUrl, type UrlParts } from "./url.js";
+
+function forms(url: unknown): UrlParts[] {
+  const result = canonicalUrl({ url });
+  if (!result.ok) throw new Error(`undetermined: ${result.reason}`);
+  return result.forms;
+}
+
+function one(url: unknown): UrlParts {
+  const all = forms(url);
+  expect(all).toHaveLength(1);
+  return all[0]!;
+}
+
+function hosts(url: unknown): string[] {
+  return forms(url).map((f) => f.host);
+}
+
+describe("canonicalUrl: hosts", () => {
+  it("lower-cases scheme and host and drops the trailing dot", () => {
+    expect(one("HTTP://EXAMPLE.COM.")).toEqual({
+      href: "http://example.com/",
+      scheme: "http",
+      host: "example.com",
+      domain: "example.com",
+      port: "80",
+      path: "/",
+      userinfo: "",
+    });
+  });
+
+  it("moves userinfo out of the host: good.com@evil.com is evil.com", () => {
+    const parts = one("https://user:pw@good.com@evil.com/a?b#c");
+    expect(parts.host).toBe("evil.com");
+    expect(parts.userinfo).toBe("user:pw%40good.com");
+    expect(parts.href).toBe("https://evil.com/a?b#c");
+    expect(one("http://good.com@evil.com").host).toBe("evil.com");
+  });
+
+  it("reads `\\` both the WHATWG way and the RFC 3986 way", () => {
+    expect(hosts("http://evil.com\\@good.com")).toEqual(["evil.com", "good.com"]);
+  });
+
+  it("maps IDN hosts to punycode, whichever way they were written", () => {
+    expect(one("http://ëxample.com/").host).toBe("xn--xample-ova.com");
+    expect(one("http://XN--XAMPLE-OVA.com/").host).toBe("xn--xample-ova.com");
+    expect(one("http://ＥＸＡＭＰＬＥ.com/").host).toBe("example.com");
+  });
+
+  it("resolves IPv4 shorthands", () => {
+    const parts = one("http://0x7f.1/");
+    expect(parts.host).toBe("127.0.0.1");
+    expect(parts.domain).toBe("127.0.0.1");
+    expect(one("http://2130706433/").host).toBe("127.0.0.1");
+  });
+
+  it("keeps IPv6 brackets and uses the host as the domain", () => {
+    const parts = one("http://[::1]:8080/");
+    expect(parts.host).toBe("[::1]");
+    expect(parts.domain).toBe("[::1]");
+    expect(parts.port).toBe("8080");
+  });
+
+  it("domain is the registrable domain", () => {
+    expect(one("https://a.b.example.co.uk/").domain).toBe("example.co.uk");
+    expect(one("https://www.example.com.evil.test/").domain).toBe("evil.test");
+    expect(one("http://localhost:3000/").domain).toBe("localhost");
+  });
+
+  it("lower-cases and IDNA-maps opaque hosts of other schemes", () => {
+    expect(one("foo://Example.COM/x").host).toBe("example.com");
+  });
+});
+
+describe("canonicalUrl: ports and schemes", () => {
+  it.each([
+    ["https://example.com/", "443"],
+    ["http://example.com:80/", "80"],
+    ["http://example.com:8080/", "8080"],
+    ["wss://example.com/", "443"],
+    ["ftp://example.com/", "21"],
+    ["gopher://example.com/", ""],
+  ])("%s → port %s", (url, port) => {
+    expect(one(url).port).toBe(port);
+  });
+
+  it("reads scheme-less input as https", () => {
+    expect(one("example.com/x")).toMatchObject({ scheme: "https", host: "example.com", path: "/x" });
+    expect(one("//evil.com/x")).toMatchObject({ scheme: "https", host: "evil.com" });
+    expect(one("example.com:8080/x")).toMatchObject({ host: "example.com", port: "8080" });
+    expect(one("localhost:3000")).toMatchObject({ host: "localhost", port: "3000" });
+  });
+
+  it("a scheme-less user:pass@host is also read as https to that host", () => {
+    expect(hosts("user:pass@evil.com/x")).toContain("evil.com");
+  });
+
+  it("keeps registered opaque schemes as they are", () => {
+    expect(one("mailto:Bob@X.com")).toMatchObject({ scheme: "mailto", host: "", path: "Bob@X.com" });
+    expect(one("javascript:alert(1)")).toMatchObject({ scheme: "javascript", host: "" });
+  });
+});
+
+describe("canonicalUrl: paths", () => {
+  it("resolves dot segments, encoded ones included", () => {
+    expect(one("http://x.com/a/../b/./c").path).toBe("/b/c");
+    expect(one("http://x.com/a/%2e%2e/b").path).toBe("/b");
+  });
+
+  it("adds the decoded reading, to a bounded fixpoint", () => {
+    const paths = forms("https://x.com/public/..%2f..%2fadmin").map((f) => f.path);
+    expect(paths).toEqual(["/public/..%2f..%2fadmin", "/admin"]);
+    expect(forms("https://x.com/%252e%252e/admin").map((f) => f.path)).toContain("/admin");
+    expect(canonicalUrl({ url: "https://x.com/%252525252e" }).ok).toBe(false);
+    expect(canonicalUrl({ url: "https://x.com/%ff" }).ok).toBe(false);
+  });
+
+  it("decoded backslashes are also read as separators", () => {
+    expect(forms("https://x.com/a%5c..%5cadmin").map((f) => f.path)).toContain("/admin");
+  });
+});
+
+describe("canonicalUrl: undetermined", () => {
+  it.each([[""], ["   "], ["http://"], ["http://exa mple.com/"], ["https://[::1/"], ["http://a:b:c@/"]])(
+    "%j",
+    (url) => {
+      expect(canonicalUrl({ url }).ok).toBe(false);
+    },
+  );
+
+  it.each([[undefined], [null], [1], [{ href: "http://x" }]])("non-string %j", (url) => {
+    const result = canonicalUrl({ url });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.reason).toMatch(/not a string/);
+  });
+
+  it("an over-long URL is undetermined", () => {
+    expect(canonicalUrl({ url: `https://x.com/${"a".repeat(70_000)}` }).ok).toBe(false);
+  });
+});
+
+describe("canonicalUrl properties", () => {
+  const urlish = fc.oneof(
+    fc.string(),
+    fc.webUrl({ withQueryParameters: true, withFragments: true }),
+    fc.string({ unit: fc.constantFrom(..."htps:/\\@.%2eEfx0[]:#?ë"), maxLength: 30 }),
+  );
+
+  it("never throws on arbitrary input", () => {
+    fc.assert(
+      fc.property(fc.oneof(urlish, fc.anything()), (url) => {
+        const result = canonicalUrl({ url });
+        if (result.ok) expect(result.forms.length).toBeGreaterThan(0);
+        else expect(typeof result.reason).toBe("string");
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("is idempotent: a form's href canonicalises to the same host, domain, port and scheme", () => {
+    fc.assert(
+      fc.property(fc.webUrl({ withQueryParameters: true, withFragments: true }), (url) => {
+        for (const form of forms(url)) {
+          const again = forms(form.href);
+          expect(again.map((f) => [f.scheme, f.host, f.domain, f.port])).toContainEqual([
+            form.scheme,
+            form.host,
+            form.domain,
+            form.port,
+          ]);
+          expect(again.map((f) => f.href)).toContain(form.href);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("host is lower-case ASCII without a trailing dot", () => {
+    fc.assert(
+      fc.property(urlish, (url) => {
+        const result = canonicalUrl({ url });
+        if (!result.ok) return;
+        for (const form of result.forms) {
+          expect(form.host).toBe(form.host.toLowerCase());
+          expect(form.host.endsWith(".")).toBe(false);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * Canonical forms of URLs, so a condition on the host, registrable domain, port or path compares what a
+ * client would actually contact, not how the agent spelled it.
+ *
+ * The reading is the WHATWG URL parser's (what Node's `fetch` and browsers do): the host IDNA/punycode-
+ * and lower-cased, IPv4 shorthands such as `0x7f.1` resolved, userinfo moved out of the way so
+ * `http://good.com@evil.com` is evil.com. Where other parsers honestly disagree, each reading is a form:
+ * `\` is a separator to WHATWG but a literal (userinfo) character to RFC 3986 parsers
+ * (`http://evil.com\@good.com`), a scheme-less `user:pass@host` may be meant as https, and a path is read
+ * both as sent and percent-decoded (to a bounded fixpoint). Unparseable input is undetermined.
+ */
+import { domainToASCII } from "node:url";
+import { getDomain } from "tldts";
+import { MAX_DECODE_ROUNDS, normalisePosix, percentDecodeOnce } from "./path.js";
+import type { Canonical } from "./types.js";
+
+export interface UrlParts {
+  /** The whole URL as WHATWG serialises it, userinfo removed and the host's trailing dot dropped. */
+  href: string;
+  /** Lower-case, without the colon: "https". */
+  scheme: string;
+  /** Punycode, lower-case, no trailing dot; IPv6 keeps its brackets; "" when the URL has no host. */
+  host: string;
+  /** Registrable domain (public-suffix list, ICANN section); the host itself for IPs, localhost, "". */
+  domain: string;
+  /** Explicit port, else the scheme's default ("443" for https), else "". */
+  port: string;
+  /** One reading of the path: as sent or percent-decoded, dot segments resolved. */
+  path: string;
+  /** `user` or `user:password` as written (percent-encoded), "" when absent. */
+  userinfo: string;
+}
+
+export const MAX_URL_LENGTH = 65_536;
+
+const DEFAULT_PORTS: Readonly<Record<string, string>> = {
+  http: "80",
+  https: "443",
+  ws: "80",
+  wss: "443",
+  ftp: "21",
+};
+const SPECIAL_SCHEMES = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
+/** Registered schemes that are never a mistyped `user:pass@host`, so they get no https reading. */
+const KNOWN_SCHEMES = new Set([
+  ...SPECIAL_SCHEMES,
+  "mailto",
+  "tel",
+  "sms",
+  "data",
+  "javascript",
+  "about",
+  "blob",
+  "urn",
+  "news",
+]);
+
+/** Every honest reading of `url` as UrlParts, or undetermined. Never throws. */
+export function canonicalUrl({ url }: { url: unknown }): Canonical<UrlParts> {
+  try {
+    return canonicalUrlUnsafe(url);
+  } catch (error) {
+    // WHATWG serialisation is not idempotent for a few exotic inputs; those are undetermined, not a crash.
+    return undetermined(
+      `URL cannot be canonicalised: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function canonicalUrlUnsafe(url: unknown): Canonical<UrlParts> {
+  if (typeof url !== "string") return undetermined(`URL is not a string (${typeof url})`);
+  if (url.length > MAX_URL_LENGTH) return undetermined(`URL is longer than ${MAX_URL_LENGTH} characters`);
+  const text = url.trim();
+  if (text === "") return undetermined("URL is empty");
+  const main = parse(withScheme(text));
+  if (main === undefined) return undetermined("URL cannot be parsed");
+  const parsed = [main, ...alternativeReadings(text).flatMap((alt) => parse(alt) ?? [])];
+  const forms = new Map<string, UrlParts>();
+  for (const reading of parsed) {
+    const parts = urlParts(reading);
+    if (!parts.ok) return parts;
+    for (const form of parts.forms) forms.set(JSON.stringify(form), form);
+  }
+  return { ok: true, forms: [...forms.values()] };
+}
+
+function undetermined(reason: string): { ok: false; reason: string } {
+  return { ok: false, reason };
+}
+
+function parse(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Scheme-less input is read as https: `example.com/x`, `//example.com`, and `host:port` (which WHATWG
+ * would otherwise take as a scheme named after the host).
+ */
+function withScheme(text: string): string {
+  if (/^[/\\]{2}/.test(text)) return `https:${text}`;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):(\d*)(?:[/?#]|$)/.exec(text);
+  if (scheme !== null && (scheme[1]!.includes(".") || scheme[1]!.toLowerCase() === "localhost")) {
+    return `https://${text}`;
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(text)) return text;
+  return `https://${text}`;
+}
+
+/** Readings other URL parsers would give, beside the WHATWG one. */
+function alternativeReadings(text: string): string[] {
+  const readings: string[] = [];
+  const full = withScheme(text);
+  // RFC 3986 parsers take `\` as an ordinary character (so `evil.com\@good.com` has host good.com).
+  if (full.includes("\\")) readings.push(full.replaceAll("\\", "%5C"));
+  // `user:pass@host` or `name:stuff` with an unknown scheme may be meant as a scheme-less https URL.
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):(?![/\\]{2})/.exec(full);
+  if (scheme !== null && !KNOWN_SCHEMES.has(scheme[1]!.toLowerCase())) readings.push(`https://${full}`);
+  return readings;
+}
+
+function urlParts(url: URL): Canonical<UrlParts> {
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+  const host = canonicalHost({ hostname: url.hostname, special: SPECIAL_SCHEMES.has(scheme) });
+  if (host === undefined) return undetermined(`URL host "${url.hostname}" is not a valid domain name`);
+  const paths = pathReadings({ pathname: url.pathname, hierarchical: url.pathname.startsWith("/") });
+  if (!paths.ok) return paths;
+  const base = {
+    href: hrefWithout({ url, host }),
+    scheme,
+    host,
+    domain: host === "" ? "" : (getDomain(host) ?? host),
+    port: url.port !== "" ? url.port : (DEFAULT_PORTS[scheme] ?? ""),
+    userinfo: url.username + (url.password !== "" ? `:${url.password}` : ""),
+  };
+  return { ok: true, forms: paths.forms.map((path) => ({ ...base, path })) };
+}
+
+/**
+ * Special schemes get their host IDNA-mapped by WHATWG already; an opaque host (other schemes) is decoded,
+ * lower-cased and IDNA-mapped here. Trailing dots go (`example.com.` is example.com).
+ */
+function canonicalHost({ hostname, special }: { hostname: string; special: boolean }): string | undefined {
+  let host = hostname;
+  if (!special && host !== "" && !host.startsWith("[")) {
+    const decoded = percentDecodeOnce(host);
+    if (decoded === undefined) return undefined;
+    const ascii = domainToASCII(decoded);
+    if (ascii === "") return undefined;
+    host = ascii;
+  }
+  host = host.toLowerCase().replace(/\.+$/, "");
+  return host === "" && hostname !== "" ? undefined : host;
+}
+
+/** The href without userinfo and with the canonical host, so equal URLs serialise equally. */
+function hrefWithout({ url, host }: { url: URL; host: string }): string {
+  const copy = new URL(url.href);
+  copy.username = "";
+  copy.password = "";
+  if (copy.hostname !== host) copy.hostname = host;
+  return copy.href;
+}
+
+/**
+ * The path as sent and every percent-decoded level (fixpoint within MAX_DECODE_ROUNDS), with `\` also read
+ * as a separator once decoded; hierarchical paths get `.`/`..` resolved.
+ */
+function pathReadings({
+  pathname,
+  hierarchical,
+}: {
+  pathname: string;
+  hierarchical: boolean;
+}): Canonical<string> {
+  const levels = [pathname];
+  for (let round = 0; ; round++) {
+    const current = levels[levels.length - 1]!;
+    const next = percentDecodeOnce(current);
+    if (next === undefined) return undetermined("URL path does not percent-decode to UTF-8");
+    if (next === current) break;
+    if (round >= MAX_DECODE_ROUNDS) {
+      return undetermined(`URL path still changes after ${MAX_DECODE_ROUNDS} rounds of percent-decoding`);
+    }
+    levels.push(next);
+  }
+  const readings = new Set<string>();
+  for (const level of levels) {
+    const variants = level.includes("\\") ? [level, level.replaceAll("\\", "/")] : [level];
+    for (const v of variants) readings.add(hierarchical && v.startsWith("/") ? normalisePosix(v) : v);
+  }
+  return { ok: true, forms: [...readings] };
+}
