@@ -80,6 +80,8 @@ describe("canonicalPath: percent-encoding", () => {
 
   it("is undetermined when the bytes are not UTF-8", () => {
     expect(reason("/tmp/%ff")).toMatch(/UTF-8/);
+    // Overlong UTF-8 for "." (the classic %c0%ae traversal) is not UTF-8 either.
+    expect(reason("/tmp/%c0%ae%c0%ae/etc/passwd")).toMatch(/UTF-8/);
   });
 
   it("leaves a `%` that starts no escape alone", () => {

@@ -13,8 +13,11 @@
 import picomatch from "picomatch";
 import type { Canonical } from "./types.js";
 
-/** Longer inputs are undetermined: no real path is this long and the work per reading stays bounded. */
-export const MAX_PATH_LENGTH = 32_768;
+/**
+ * Longer inputs are undetermined: the kernel refuses paths over 4096 bytes (PATH_MAX), this leaves room
+ * for percent-encoding, and it keeps the work per reading bounded.
+ */
+export const MAX_PATH_LENGTH = 16_384;
 /** Percent-decoding is repeated until nothing changes; still changing after this many rounds → undetermined. */
 export const MAX_DECODE_ROUNDS = 4;
 /** Upper bound on distinct readings of one input (the closure is tiny for real paths). */
@@ -101,7 +104,12 @@ export function percentDecodeOnce(text: string): string | undefined {
   let bad = false;
   const out = text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
     const bytes = new Uint8Array(run.length / 3);
-    for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16);
+    let ascii = true;
+    for (let i = 0; i < bytes.length; i++) {
+      bytes[i] = Number.parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16);
+      if (bytes[i]! >= 0x80) ascii = false;
+    }
+    if (ascii) return String.fromCharCode(...bytes); // runs are short: at most a path's length / 3
     try {
       return UTF8.decode(bytes);
     } catch {
