@@ -206,7 +206,12 @@ describe("shield with a model (Binary-Check)", () => {
         temporalRules: [{ id: "consent", formula: "G(deletes -> consented)", description: "Ask first" }],
       },
     });
-    const click: Step = { action: "click", element: "Delete", url: "https://git.test/demo/settings" };
+    const click: Step = {
+      action: "click",
+      args: {},
+      element: "Delete",
+      url: "https://git.test/demo/settings",
+    };
     const task = (input: string, id: string) => ({ input, output: "", trajectory: [click], id });
     const yes = JSON.stringify({ answers: [{ predicate: "consented", answer: "yes" }] });
     const store = createInMemoryStore();

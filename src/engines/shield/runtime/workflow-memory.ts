@@ -146,7 +146,8 @@ export function planReuse(options: {
         : options.hits.find((h) => {
             const e = h.plan.predicates[q.predicate];
             return (
-              e?.key === q.key &&
+              e !== undefined &&
+              e.key === q.key &&
               e.question === q.question &&
               e.operation === "binary-check" &&
               typeof e.value === "boolean"
