@@ -59,6 +59,37 @@ export type Trace = z.output<typeof TraceSchema>;
 export const VerdictSchema = z.enum(["allow", "deny", "ask"]);
 export type Verdict = z.output<typeof VerdictSchema>;
 
+const FailureSchema = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  /** "closed" = denied because undecidable (the default); "open" = allowed by explicit configuration. */
+  mode: z.enum(["closed", "open"]),
+});
+
+/** One engine's own answer to a check, as it stood before views were combined. */
+export const DecisionViewSchema = z.object({
+  engine: z.string(),
+  allowed: z.boolean(),
+  label: z.union([z.literal(0), z.literal(1)]),
+  verdict: VerdictSchema,
+  violations: z.array(ViolationSchema),
+  explanation: z.string(),
+  failure: FailureSchema.optional(),
+});
+export type DecisionView = z.output<typeof DecisionViewSchema>;
+
+/**
+ * The second view of a model engine's decision (the deterministic floor, src/engines/deterministic-
+ * floor.ts): what the compiled rules said (`determined` = every fact they need was determined), what the
+ * model said, and which of the two the decision follows. A determined compiled deny or ask always wins.
+ */
+export const DecisionViewsSchema = z.object({
+  compiled: DecisionViewSchema.extend({ determined: z.boolean() }).optional(),
+  model: DecisionViewSchema.optional(),
+  decidedBy: z.enum(["compiled", "model"]),
+});
+export type DecisionViews = z.output<typeof DecisionViewsSchema>;
+
 export const DecisionSchema = z.object({
   allowed: z.boolean(),
   /** GuardAgent's O_l: 0 = guard requests satisfied, 1 = violated (or undecidable, fail-closed). */
@@ -74,14 +105,9 @@ export const DecisionSchema = z.object({
   cost: CostSchema,
   trace: TraceSchema.optional(),
   /** Set when the decision was not reached by evaluating the policy (model down, code never ran...). */
-  failure: z
-    .object({
-      code: z.enum(ERROR_CODES),
-      message: z.string(),
-      /** "closed" = denied because undecidable (the default); "open" = allowed by explicit configuration. */
-      mode: z.enum(["closed", "open"]),
-    })
-    .optional(),
+  failure: FailureSchema.optional(),
+  /** Model engines behind the deterministic floor: the compiled and the model view, side by side. */
+  views: DecisionViewsSchema.optional(),
 });
 export type Decision = z.output<typeof DecisionSchema>;
 
@@ -111,7 +137,7 @@ interface DecisionBase {
  * which counts on the compiled engine's path (a few microseconds per check).
  */
 function decisionOf(
-  fields: Omit<Decision, "policy" | "trace" | "failure"> & Pick<DecisionBase, "policy" | "trace">,
+  fields: Omit<Decision, "policy" | "trace" | "failure" | "views"> & Pick<DecisionBase, "policy" | "trace">,
 ): Decision {
   const { allowed, label, verdict, violations, explanation, output, engine, policy, cost, trace } = fields;
   if (policy) {

@@ -2,11 +2,16 @@
  * Wires an engine from configuration: the one place that knows which engine needs a model, a sandbox,
  * a toolbox or a memory. The CLI, the HTTP server, the MCP server and the benchmark all build engines
  * through here, so an engine behaves the same wherever it is called from.
+ *
+ * The model engines (guardagent, baseline) are wrapped once, here, in the deterministic floor
+ * (src/engines/deterministic-floor.ts): a compiled deny or ask reached with every fact determined
+ * stands whatever the model says, and the Decision carries both views.
  */
 import { WardenError } from "../core/errors.js";
 import { createAutoEngine } from "../engines/auto-engine.js";
 import { createModelGuardEngine } from "../engines/baselines/model-guard-engine.js";
 import { createCompiledEngine } from "../engines/compiled/compiled-engine.js";
+import { overrulesModel, withDeterministicFloor } from "../engines/deterministic-floor.js";
 import type { Engine } from "../engines/engine.js";
 import type { GuardMemory } from "../engines/guardagent/contracts.js";
 import {
@@ -73,6 +78,9 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
     }
     return setup.model;
   };
+  // The floor's compiled engine is fail-closed whatever failMode says: its failures are how an
+  // undetermined view shows (fail-open would turn them into allows that look determined).
+  const floor = createCompiledEngine({ failMode: "closed" });
   const guardAgent = (model: ModelClient) =>
     createGuardAgentEngine({
       model,
@@ -84,6 +92,9 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
       ...(setup.debugRounds !== undefined ? { debugRounds: setup.debugRounds } : {}),
       ...(setup.learn ? { learn: setup.learn } : {}),
       ...(setup.sandboxLimits ? { sandboxLimits: setup.sandboxLimits } : {}),
+      // A program the floor overrules is not learned as a demonstration.
+      learnIf: async ({ policy, subject, decision }) =>
+        !(await overrulesModel({ compiled: floor, policy, subject, decision })),
       failMode,
     });
 
@@ -104,17 +115,20 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
     }
     case "guardagent":
       ga = guardAgent(needModel("guardagent"));
-      engine = ga;
+      engine = withDeterministicFloor({ engine: ga, compiled: floor });
       break;
     case "baseline":
-      engine = createModelGuardEngine({
-        model: needModel("baseline"),
-        ...(setup.memory ? { memory: setup.memory } : {}),
-        ...(setup.shots !== undefined ? { shots: setup.shots } : {}),
-        ...(setup.retrieval ? { retrieval: setup.retrieval } : {}),
-        sandbox: getSandbox(),
-        toolbox,
-        failMode,
+      engine = withDeterministicFloor({
+        engine: createModelGuardEngine({
+          model: needModel("baseline"),
+          ...(setup.memory ? { memory: setup.memory } : {}),
+          ...(setup.shots !== undefined ? { shots: setup.shots } : {}),
+          ...(setup.retrieval ? { retrieval: setup.retrieval } : {}),
+          sandbox: getSandbox(),
+          toolbox,
+          failMode,
+        }),
+        compiled: floor,
       });
       break;
     case "shield": {

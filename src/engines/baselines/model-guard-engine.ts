@@ -2,6 +2,7 @@
  * The paper's baseline, "a model guarding agents": one LLM call with the same demonstrations minus code,
  * its verdict parsed strictly. An unreachable model or an unparseable verdict is a fail-closed Decision.
  */
+import { createHash } from "node:crypto";
 import {
   allowDecision,
   type Decision,
@@ -38,14 +39,23 @@ export function createModelGuardEngine(options: ModelGuardEngineOptions): Engine
   const name = "baseline";
   const shots = options.shots ?? 1;
   const failMode = options.failMode ?? "closed";
+  // A demonstration's verdict is remembered under everything it is computed from, not under its id
+  // alone: two memories (or a rewritten demonstration) may share an id with other content.
   const verdictCache = new Map<string, unknown>();
+  const verdictKey = (d: Demonstration): string =>
+    createHash("sha256")
+      .update(
+        JSON.stringify([d.policy, d.id, d.input, d.output, d.code, d.label ?? null, d.meta?.verdict ?? null]),
+      )
+      .digest("hex");
 
   async function withVerdicts(demos: Demonstration[]) {
     return Promise.all(
       demos.map(async (d) => {
-        if (!verdictCache.has(d.id)) {
+        const key = verdictKey(d);
+        if (!verdictCache.has(key)) {
           verdictCache.set(
-            d.id,
+            key,
             await demonstrationVerdict({
               demonstration: d,
               ...(options.sandbox ? { sandbox: options.sandbox } : {}),
@@ -53,7 +63,7 @@ export function createModelGuardEngine(options: ModelGuardEngineOptions): Engine
             }),
           );
         }
-        return { ...d, verdict: verdictCache.get(d.id) };
+        return { ...d, verdict: verdictCache.get(key) };
       }),
     );
   }

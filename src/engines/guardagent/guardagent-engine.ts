@@ -46,6 +46,12 @@ export interface GuardAgentEngineOptions {
   failMode?: "closed" | "open";
   /** When to append a case to memory; "correct-only" waits for `feedback` (benchmark setting). */
   learn?: LearningMode;
+  /**
+   * With learn = "successful": whether a case may be learned (default: always). create-engine passes
+   * the deterministic floor here, so a program that allows what the compiled rules deny is not kept
+   * as a demonstration.
+   */
+  learnIf?: (o: { policy: Policy; subject: Subject; decision: Decision }) => Promise<boolean>;
   sandboxLimits?: Partial<SandboxLimits>;
   maxOutputTokens?: number;
 }
@@ -197,9 +203,14 @@ export function createGuardAgentEngine(options: GuardAgentEngineOptions): GuardA
                 trace,
               });
         if (learn === "successful" && options.memory) {
-          await remember({ policyName: policy.name, subject, plan, code, label, decision }).catch(
-            () => undefined,
-          );
+          const may = options.learnIf
+            ? await options.learnIf({ policy, subject, decision }).catch(() => false)
+            : true;
+          if (may) {
+            await remember({ policyName: policy.name, subject, plan, code, label, decision }).catch(
+              () => undefined,
+            );
+          }
         }
         return finish(decision);
       }
@@ -295,6 +306,9 @@ export function createGuardAgentEngine(options: GuardAgentEngineOptions): GuardA
       const ran = decision.trace?.attempts.some((a) => a.ok);
       if (!plan || !code || !ran || decision.failure) return false;
       if (!decision.policy) return false;
+      // Overruled by the deterministic floor: the program answered another label than the decision,
+      // so the pair (code, label) would teach the opposite of what the code does.
+      if (decision.views?.model && decision.views.model.label !== decision.label) return false;
       return remember({
         policyName: decision.policy.name,
         subject,
