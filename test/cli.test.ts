@@ -206,7 +206,22 @@ describe("warden check with the shield", () => {
     expect(safe.stdout).toContain("SAFE");
   });
 
-  it("decides the last step of a trajectory", async () => {
+  it("judges every step of a trajectory by default", async () => {
+    const r = await warden([
+      "check",
+      "--policy",
+      aspm,
+      "--trajectory",
+      trajectory("visits-admin"),
+      "--engine",
+      "shield",
+      "--json",
+    ]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ unsafe: true, blockedAt: 2 });
+  });
+
+  it("decides the last step of a trajectory with --last-step", async () => {
     const r = await warden([
       "check",
       "--policy",
@@ -215,6 +230,7 @@ describe("warden check with the shield", () => {
       trajectory("safe"),
       "--engine",
       "shield",
+      "--last-step",
       "--json",
     ]);
     expect(r.code).toBe(0);

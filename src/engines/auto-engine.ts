@@ -1,18 +1,32 @@
 /**
  * The default engine. Uses the compiled path when the policy is compiled and every fact it needs was
- * extracted with confidence; otherwise the model pipeline (GuardAgent) when a model is configured;
- * otherwise a fail-closed deny that says which fact could not be determined.
+ * extracted with confidence (and every tool rule's outcome determined); otherwise the model pipeline
+ * (GuardAgent) when a model is configured; otherwise a fail-closed deny that says what could not be
+ * determined.
+ *
+ * A policy with temporal (LTLf) rules goes to the shield, which judges them step by step together with
+ * the policy's tool rules and `toolDefault` — deterministically: a model is asked only for Binary-Check
+ * questions left open, and only when one is configured. Rules the shield does not judge (access,
+ * attribute rules) are decided by the compiled path first, and their deny stands. So one policy may
+ * hold every kind of rule without `auto` refusing what its rules allow.
  */
 import { type Decision, failureDecision } from "../core/decision.js";
-import { isCompiled, policyRef } from "../core/policy.js";
+import { isCompiled, type Policy, policyRef } from "../core/policy.js";
+import type { Step, Subject } from "../core/subject.js";
 import { agentAnswer } from "./common/agent-answer.js";
 import type { CompiledEngine } from "./compiled/compiled-engine.js";
+import { extractToolCalls } from "./compiled/extractors/tool-calls/index.js";
 import type { CheckOptions, Engine } from "./engine.js";
 
 export function createAutoEngine(options: {
   compiled: CompiledEngine;
   /** The model pipeline to fall back to; absent when no model is configured. */
   fallback?: Engine;
+  /**
+   * The shield engine for policies with temporal rules, or a function that builds it when first needed
+   * (default: a shield without a model, built on first use).
+   */
+  shield?: Engine | (() => Promise<Engine>);
   failMode?: "closed" | "open";
 }): Engine {
   const name = "auto";
@@ -21,23 +35,76 @@ export function createAutoEngine(options: {
     engine: `${name}/${d.engine}`,
     trace: { attempts: [], ...d.trace, notes: [...(d.trace?.notes ?? []), note] },
   });
+  let shield: Promise<Engine> | undefined;
+  const getShield = (): Promise<Engine> => {
+    shield ??= (async () => {
+      if (typeof options.shield === "function") return options.shield();
+      if (options.shield) return options.shield;
+      const { createShieldEngine } = await import("./shield/runtime/shield-engine.js");
+      return createShieldEngine({ ...(options.failMode ? { failMode: options.failMode } : {}) });
+    })();
+    return shield;
+  };
+
+  /** A decision for a policy with temporal rules, or why none could be made without a model. */
+  const decideTemporal = async (
+    checkOptions: CheckOptions,
+    started: number,
+  ): Promise<{ decision: Decision } | { reason: string }> => {
+    const { policy, subject } = checkOptions;
+    let compiledFirst: Decision | undefined;
+    if (hasRulesTheShieldIgnores(policy)) {
+      const assessed = options.compiled.assess({ policy, subject, started, skipTemporal: true });
+      if (!assessed.decided) return { reason: `could not determine ${assessed.undetermined.join("; ")}` };
+      compiledFirst = assessed.decision;
+      if (compiledFirst.verdict === "deny") {
+        return {
+          decision: withNote(
+            compiledFirst,
+            "compiled path: the access or attribute rules deny, whatever the temporal rules say",
+          ),
+        };
+      }
+    }
+    const steps = stepsOf(subject);
+    if (!steps) {
+      return {
+        reason:
+          "could not determine the steps the temporal rules judge (no trajectory, and not exactly one tool call in the agent output)",
+      };
+    }
+    const engine = await getShield();
+    const d = await engine.check({ ...checkOptions, subject: { ...subject, trajectory: steps } });
+    if (d.failure?.code === "EXTRACTION_FAILED") return { reason: d.failure.message };
+    if (compiledFirst && !compiledFirst.allowed && d.allowed) {
+      return { decision: withNote(compiledFirst, "compiled path: the access or attribute rules ask") };
+    }
+    return {
+      decision: withNote(
+        d,
+        "shield path: the policy has temporal rules; the shield judged them with the tool rules at this step",
+      ),
+    };
+  };
+
   return {
     name,
     async check(checkOptions: CheckOptions): Promise<Decision> {
       const { policy, subject } = checkOptions;
       const started = performance.now();
       let reason: string;
-      if (isCompiled(policy)) {
-        const facts = options.compiled.extract({ policy, subject });
-        if (facts.missing.length === 0) {
-          return withNote(
-            options.compiled.decideFacts({ policy, subject, facts, started }),
-            "compiled path: every fact was extracted with confidence",
-          );
-        }
-        reason = `could not determine ${facts.missing.join("; ")}`;
-      } else {
+      if (!isCompiled(policy)) {
         reason = `policy ${policy.name} has no compiled rules`;
+      } else if ((policy.rules?.temporalRules?.length ?? 0) > 0) {
+        const r = await decideTemporal(checkOptions, started);
+        if ("decision" in r) return r.decision;
+        reason = r.reason;
+      } else {
+        const assessed = options.compiled.assess({ policy, subject, started });
+        if (assessed.decided) {
+          return withNote(assessed.decision, "compiled path: every fact was extracted with confidence");
+        }
+        reason = `could not determine ${assessed.undetermined.join("; ")}`;
       }
       if (options.fallback) {
         const d = await options.fallback.check(checkOptions);
@@ -53,5 +120,27 @@ export function createAutoEngine(options: {
       });
       return { ...d, cost: { ...d.cost, ms: performance.now() - started } };
     },
+    async close() {
+      if (shield) await (await shield).close?.();
+    },
   };
+}
+
+/** Whether the policy has rules the shield does not judge (access control, attribute rules). */
+function hasRulesTheShieldIgnores(policy: Policy): boolean {
+  const rules = policy.rules;
+  return Boolean(rules?.access || (rules?.attributeRules?.length ?? 0) > 0);
+}
+
+/**
+ * The steps the shield judges: the subject's trajectory, else the single tool call of the agent output
+ * (the compiled engine's reading) as a one-step trajectory. Several calls or none: undefined.
+ */
+function stepsOf(subject: Subject): Step[] | undefined {
+  if (subject.trajectory && subject.trajectory.length > 0) return subject.trajectory;
+  const context = subject.context ?? {};
+  const extracted = extractToolCalls({ value: context.toolCalls ?? context.toolCall ?? subject.output });
+  if (extracted.calls.length !== 1 || extracted.confidence === "low") return undefined;
+  const call = extracted.calls[0]!;
+  return [{ action: call.name, args: call.args }];
 }

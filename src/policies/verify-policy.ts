@@ -1,10 +1,17 @@
 /**
  * Verifies a compiled policy against the agent specification before anyone relies on it: every table,
  * column, role, attribute, action and predicate a rule names must exist (in the vocabulary, and the
- * vocabulary in the specification's text); no rule may be unreachable; contradictions are reported.
- * Findings are returned, not thrown, so a reviewer sees them all at once.
+ * vocabulary in the specification's text); no rule may be unreachable; contradictions are reported;
+ * a condition may name only fields some engine provides; a policy that allows by default, one with no
+ * rule that can deny, and rules an engine would not apply are reported. Findings are returned, not
+ * thrown, so a reviewer sees them all at once.
  */
-import { conditionFields } from "../core/condition.js";
+import {
+  type Comparison,
+  type Condition,
+  comparisonValueProblems,
+  conditionFieldProblems,
+} from "../core/condition.js";
 import type { AttributeRule, Policy, Requirement, ToolRule } from "../core/policy.js";
 
 export type Severity = "error" | "warning";
@@ -39,6 +46,60 @@ export function globToRegExp(glob: string): RegExp {
     .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
     .join(".*");
   return new RegExp(`^${body}$`, "i");
+}
+
+/** The step facts the shield gives predicate bindings (src/engines/shield/assign/step-facts.ts). */
+const STEP_FACT_ROOTS = new Set([
+  "index",
+  "action",
+  "actionType",
+  "url",
+  "element",
+  "value",
+  "observation",
+  "thought",
+  "meta",
+  "input",
+  "context",
+  "bid",
+  "elementText",
+  "selector",
+  "selectors",
+  "typed",
+  "message",
+  "targetUrl",
+  "isInput",
+  "isOutput",
+  "argsText",
+  "text",
+  "page",
+  "target",
+]);
+/** Fields under which any sub-field may exist (free-form objects). */
+const OPEN_STEP_FACTS = new Set(["meta", "context", "page", "target"]);
+
+/** Why a predicate binding's field is no step fact (undefined when it is one). */
+function stepFactFieldProblem(field: string): string | undefined {
+  if (
+    field === "args" ||
+    field.startsWith("args.") ||
+    field.startsWith("args:") ||
+    field.startsWith("raw.")
+  ) {
+    const problems = conditionFieldProblems({ field });
+    return problems.length > 0 ? `condition field ${problems[0]}` : undefined;
+  }
+  const [head, ...rest] = field.split(".");
+  if (STEP_FACT_ROOTS.has(head!) && (rest.length === 0 || OPEN_STEP_FACTS.has(head!))) return undefined;
+  return `condition field "${field}" is not a step fact the shield provides (${[...STEP_FACT_ROOTS, "args…"].join(", ")}): it is always undefined.`;
+}
+
+/** Every comparison of a condition, in order. */
+function comparisonsOf(condition: Condition): Comparison[] {
+  if ("all" in condition) return condition.all.flatMap(comparisonsOf);
+  if ("any" in condition) return condition.any.flatMap(comparisonsOf);
+  if ("not" in condition) return comparisonsOf(condition.not);
+  return [condition];
 }
 
 function requirementsConflict(a: Requirement, b: Requirement): boolean {
@@ -229,12 +290,14 @@ export function verifyPolicy(options: VerifyOptions): { findings: Finding[]; ok:
     if (actions.length > 0 && !actions.some((a) => re.test(a))) {
       error(path, `Tool "${rule.tool}" matches no action of the vocabulary: the rule can never apply.`);
     }
-    for (const field of rule.when ? conditionFields(rule.when) : []) {
-      if (!/^(tool|args|context|input)(\.|$)/.test(field)) {
-        warn(
-          path,
-          `Condition field "${field}" is not under tool, args, context or input: it will always be undefined.`,
-        );
+    // A field outside the grammar is provided by no engine: it is always undefined, so the rule never
+    // fires (or, negated, always does).
+    for (const comparison of rule.when ? comparisonsOf(rule.when) : []) {
+      for (const problem of conditionFieldProblems({ field: comparison.field })) {
+        error(path, `Condition field ${problem}: no engine provides it, so it is always undefined.`);
+      }
+      for (const problem of comparisonValueProblems({ comparison })) {
+        error(path, `Condition on "${comparison.field}": ${problem}.`);
       }
     }
     const earlier = rules.toolRules?.slice(0, i).find((o) => sameScope(o, rule));
@@ -245,6 +308,21 @@ export function verifyPolicy(options: VerifyOptions): { findings: Finding[]; ok:
       );
     } else if (earlier) {
       warn(path, `Rule ${rule.id} duplicates rule ${earlier.id}.`);
+    }
+  });
+
+  // 4b. Predicate bindings read the shield's step facts: a field outside them is always undefined.
+  rules.predicates?.forEach((p, i) => {
+    const b = p.binding;
+    const when =
+      b?.kind === "condition" || b?.kind === "history"
+        ? b.when
+        : b?.kind === "detector" && b.params?.when && typeof b.params.when === "object"
+          ? (b.params.when as Condition)
+          : undefined;
+    for (const comparison of when ? comparisonsOf(when) : []) {
+      const problem = stepFactFieldProblem(comparison.field);
+      if (problem) error(`rules.predicates[${i}]`, `Binding of "${p.name}": ${problem}`);
     }
   });
 
@@ -271,7 +349,58 @@ export function verifyPolicy(options: VerifyOptions): { findings: Finding[]; ok:
     }
   }
 
+  // 6. Defaults: what the policy answers when its rules say nothing, and whether anything can deny.
+  if (rules.toolDefault === "allow") {
+    warn(
+      "rules.toolDefault",
+      "The policy allows by default: a tool call no rule names is allowed (write deny rules for what must not happen, or make the default deny or ask).",
+    );
+  }
+  if (rules.access?.unknownRole === "allow") {
+    warn(
+      "rules.access.unknownRole",
+      "The policy allows by default: a role no access rule names may read everything.",
+    );
+  }
+  if (!canDeny(rules)) {
+    warn("rules", "No rule of the policy can deny or ask: every check it decides is allowed.");
+  }
+
+  // 7. Rules an engine would not apply.
+  const temporal = (rules.temporalRules?.length ?? 0) > 0;
+  const shieldIgnores = [
+    ...(rules.access ? ["access rules"] : []),
+    ...((rules.attributeRules?.length ?? 0) > 0 ? ["attribute rules"] : []),
+  ];
+  if (temporal) {
+    warn(
+      "rules.temporalRules",
+      "The compiled engine does not judge temporal rules: with --engine compiled every check fails closed. --engine shield and --engine auto (which sends this policy to the shield) judge them.",
+    );
+    if (shieldIgnores.length > 0) {
+      warn(
+        "rules",
+        `The shield engine does not judge the ${shieldIgnores.join(" or ")}: with --engine shield they are ignored. --engine auto applies them as well as the temporal rules.`,
+      );
+    }
+  } else if ((rules.predicates?.length ?? 0) > 0 || (rules.circuits?.length ?? 0) > 0) {
+    warn(
+      "rules.predicates",
+      "The policy declares predicates or circuits but no temporal rule: no engine uses them.",
+    );
+  }
+
   return { findings, ok: !findings.some((f) => f.severity === "error") };
+}
+
+/** Whether some rule of the policy can give a deny or an ask. */
+function canDeny(rules: NonNullable<Policy["rules"]>): boolean {
+  if (rules.access && (rules.access.unknownRole === "deny" || rules.access.rules.length > 0)) return true;
+  if ((rules.attributeRules?.length ?? 0) > 0 || (rules.temporalRules?.length ?? 0) > 0) return true;
+  const toolRules = rules.toolRules ?? [];
+  if (toolRules.some((r) => r.effect !== "allow")) return true;
+  // A tool policy without a stated default denies what no rule allows.
+  return (toolRules.length > 0 || rules.toolDefault !== undefined) && rules.toolDefault !== "allow";
 }
 
 function sameScope(a: ToolRule, b: ToolRule): boolean {

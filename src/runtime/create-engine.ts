@@ -106,9 +106,16 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
       break;
     case "auto": {
       if (setup.model) ga = guardAgent(setup.model);
+      const model = setup.model;
       engine = createAutoEngine({
         compiled: createCompiledEngine({ failMode }),
         ...(ga ? { fallback: ga } : {}),
+        // Policies with temporal rules go to the shield, which asks the model only for open
+        // Binary-Check questions.
+        shield: async () => {
+          const { createShieldEngine } = await import("../engines/shield/runtime/index.js");
+          return createShieldEngine({ ...(model ? { model } : {}), failMode });
+        },
         failMode,
       });
       break;

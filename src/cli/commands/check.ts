@@ -1,13 +1,19 @@
 /**
- * `warden check`: one guard decision for one agent input/output (or trajectory), printed as JSON
- * (--json) or a readable summary; exit 0 allow, 1 deny or ask, 2 usage or internal error.
+ * `warden check`: one guard decision for one agent input/output, printed as JSON (--json) or a readable
+ * summary; exit 0 allow, 1 deny or ask, 2 usage or internal error. A trajectory is judged step by step
+ * by default — every step in order, then the end — since a trajectory whose last step is fine may have
+ * broken the policy earlier; `--last-step` decides only its last step (what a guard in the loop asks).
  */
 import type { Command } from "commander";
 import { z } from "zod";
+import type { Decision } from "../../core/decision.js";
 import { WardenError } from "../../core/errors.js";
 import { StepSchema, type Subject, SubjectSchema } from "../../core/subject.js";
 import { parseWith } from "../../core/validate.js";
-import { runShieldOnTrajectory } from "../../engines/shield/runtime/run-shield-on-trajectory.js";
+import {
+  runShieldOnTrajectory,
+  type ShieldTrajectoryResult,
+} from "../../engines/shield/runtime/run-shield-on-trajectory.js";
 import type { ShieldEngine } from "../../engines/shield/runtime/shield-engine.js";
 import type { GuardService } from "../../runtime/guard-service.js";
 import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-guard-service.js";
@@ -25,6 +31,7 @@ const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).ex
   context: z.string().optional(),
   json: z.boolean().default(false),
   allSteps: z.boolean().default(false),
+  lastStep: z.boolean().default(false),
 });
 
 export function registerCheckCommand(options: { program: Command }): void {
@@ -37,13 +44,14 @@ export function registerCheckCommand(options: { program: Command }): void {
     .option("--subject <file|json>", "a whole subject as JSON: {input, output, trajectory?, context?}")
     .option(
       "--trajectory <file|json>",
-      "the agent's steps so far (JSON array or JSON Lines); the last step is decided",
+      "the agent's steps (JSON array or JSON Lines); every step is judged in order, then the end",
     )
     .option("--context <json>", 'structured facts the caller knows, e.g. \'{"identity":"nursing"}\'')
     .option(
       "--all-steps",
-      "with --trajectory and the shield engine: guard every step in order and judge the end, as if the agent had been shielded from the start",
+      "with --trajectory: guard every step in order and judge the end, as if the agent had been guarded from the start (the default)",
     )
+    .option("--last-step", "with --trajectory: decide only the last step (the earlier ones as its history)")
     .option("--json", "print the Decision as JSON")
     .action(async (raw: Record<string, unknown>) => {
       const {
@@ -55,6 +63,7 @@ export function registerCheckCommand(options: { program: Command }): void {
         context,
         json,
         allSteps,
+        lastStep,
         ...service
       } = parseWith({
         schema: CheckOptionsSchema,
@@ -65,7 +74,19 @@ export function registerCheckCommand(options: { program: Command }): void {
       const guard = await openGuardService({ ...service, policies: [policy], sandboxWorkers: 1 });
       try {
         const [loaded] = guard.listPolicies();
-        if (allSteps) {
+        if (allSteps && lastStep) {
+          throw new WardenError({
+            code: "INVALID_INPUT",
+            message: "give --all-steps or --last-step, not both",
+          });
+        }
+        if (allSteps && !subject.trajectory?.length) {
+          throw new WardenError({
+            code: "INVALID_INPUT",
+            message: "--all-steps needs --trajectory with at least one step",
+          });
+        }
+        if (!lastStep && subject.trajectory?.length) {
           await replayTrajectory({ guard, policy: loaded!.name, subject, json, engine: service.engine });
           return;
         }
@@ -126,7 +147,10 @@ async function readSubject(o: {
   return parseWith({ schema: SubjectSchema, value, what: "subject" });
 }
 
-/** --all-steps: every step decided in order (the shield's session), then the end rules. */
+/**
+ * Every step decided in order, then the end rules. The shield runs its session (each step read once);
+ * another engine decides each prefix of the trajectory, the end rules with the last one.
+ */
 async function replayTrajectory(o: {
   guard: GuardService;
   policy: string;
@@ -134,25 +158,22 @@ async function replayTrajectory(o: {
   json: boolean;
   engine: string | undefined;
 }): Promise<void> {
-  if (o.engine !== "shield") {
-    throw new WardenError({ code: "INVALID_INPUT", message: "--all-steps needs --engine shield" });
-  }
-  if (!o.subject.trajectory?.length) {
-    throw new WardenError({
-      code: "INVALID_INPUT",
-      message: "--all-steps needs --trajectory with at least one step",
+  const steps = o.subject.trajectory ?? [];
+  let result: ShieldTrajectoryResult | PrefixResult;
+  if (o.engine === "shield") {
+    const engine = (await o.guard.getEngine({ engine: "shield" })) as ShieldEngine;
+    result = await runShieldOnTrajectory({
+      engine,
+      policy: o.guard.getPolicy({ name: o.policy }),
+      trajectory: {
+        input: o.subject.input,
+        steps,
+        ...(o.subject.context ? { context: o.subject.context } : {}),
+      },
     });
+  } else {
+    result = await decidePrefixes({ guard: o.guard, policy: o.policy, subject: o.subject });
   }
-  const engine = (await o.guard.getEngine({ engine: "shield" })) as ShieldEngine;
-  const result = await runShieldOnTrajectory({
-    engine,
-    policy: o.guard.getPolicy({ name: o.policy }),
-    trajectory: {
-      input: o.subject.input,
-      steps: o.subject.trajectory,
-      ...(o.subject.context ? { context: o.subject.context } : {}),
-    },
-  });
   if (o.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } else {
@@ -160,7 +181,7 @@ async function replayTrajectory(o: {
       (d, i) =>
         `step ${i}: ${d.verdict.toUpperCase()}${d.violations.length ? ` — ${d.violations.map((v) => `[${v.ruleId}] ${v.message}`).join("; ")}` : ""}`,
     );
-    lines.push(`end: ${formatDecision({ decision: result.final })}`);
+    if ("final" in result) lines.push(`end: ${formatDecision({ decision: result.final })}`);
     lines.push(
       result.unsafe
         ? `UNSAFE: ${result.blockedAt !== undefined ? `first blocked at step ${result.blockedAt}; ` : ""}rules: ${result.violatedRules.join(", ")}`
@@ -169,4 +190,41 @@ async function replayTrajectory(o: {
     process.stdout.write(`${lines.join("\n")}\n`);
   }
   process.exitCode = result.unsafe ? 1 : 0;
+}
+
+interface PrefixResult {
+  decisions: Decision[];
+  blockedAt?: number;
+  violatedRules: string[];
+  unsafe: boolean;
+}
+
+/** Each prefix of the trajectory decided by the service's engine; the last with `final: true`. */
+async function decidePrefixes(o: {
+  guard: GuardService;
+  policy: string;
+  subject: Subject;
+}): Promise<PrefixResult> {
+  const steps = o.subject.trajectory ?? [];
+  const decisions: Decision[] = [];
+  let blockedAt: number | undefined;
+  for (let i = 0; i < steps.length; i += 1) {
+    const last = i === steps.length - 1;
+    const context = last ? { ...o.subject.context, final: true } : o.subject.context;
+    const d = await o.guard.check({
+      policy: o.policy,
+      subject: { ...o.subject, trajectory: steps.slice(0, i + 1), ...(context ? { context } : {}) },
+    });
+    decisions.push(d);
+    if (!d.allowed && blockedAt === undefined) blockedAt = i;
+  }
+  const violatedRules: string[] = [];
+  for (const d of decisions)
+    for (const v of d.violations) if (!violatedRules.includes(v.ruleId)) violatedRules.push(v.ruleId);
+  return {
+    decisions,
+    ...(blockedAt !== undefined ? { blockedAt } : {}),
+    violatedRules,
+    unsafe: blockedAt !== undefined,
+  };
 }

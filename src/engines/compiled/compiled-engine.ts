@@ -1,7 +1,8 @@
 /**
  * The compiled engine: policy logic compiled once, facts extracted per check, the decision computed by
- * code — no model, microseconds. When a fact cannot be determined with confidence it fails closed and
- * names the fact (the `auto` engine falls back to a model instead).
+ * code — no model, microseconds. When a fact cannot be determined with confidence — or a tool rule's
+ * outcome depends on a value that could not be determined — it fails closed and names it (the `auto`
+ * engine falls back to a model instead).
  */
 import {
   allowDecision,
@@ -15,13 +16,34 @@ import type { Subject } from "../../core/subject.js";
 import { agentAnswer } from "../common/agent-answer.js";
 import type { CheckOptions, Engine } from "../engine.js";
 import { type CompiledPolicy, compilePolicyRules } from "./compiled-policy.js";
-import { decide } from "./decide.js";
+import { type CompiledVerdict, decide } from "./decide.js";
 import { type CompiledFacts, extractFacts } from "./extract-facts.js";
 
+/**
+ * What the compiled path makes of one check: a decision, or what it could not determine (missing facts,
+ * undetermined tool-rule outcomes) in words.
+ */
+export type CompiledAssessment =
+  | { decided: true; decision: Decision }
+  | { decided: false; undetermined: string[]; facts: CompiledFacts };
+
 export interface CompiledEngine extends Engine {
+  /**
+   * The compiled path in one go: `auto` decides with it when it decides, and otherwise falls back on
+   * what it reports as undetermined. `skipTemporal` leaves the temporal rules to the shield.
+   */
+  assess(options: {
+    policy: Policy;
+    subject: Subject;
+    started?: number;
+    skipTemporal?: boolean;
+  }): CompiledAssessment;
   /** Facts only: what `auto` looks at to choose the compiled path. */
   extract(options: { policy: Policy; subject: Subject }): CompiledFacts;
-  /** Decide from facts already extracted (the caller has checked `facts.missing`). */
+  /**
+   * Decide from facts already extracted (the caller has checked `facts.missing`); an undetermined
+   * tool-rule outcome still gives a fail-closed decision.
+   */
   decideFacts(options: {
     policy: Policy;
     subject: Subject;
@@ -76,16 +98,19 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
 
   /**
    * decideFacts with the policy already compiled (check has it at hand: one cache lookup less per
-   * check). Private, so plain parameters rather than an options object.
+   * check), and the verdict when it is already computed. Private, so plain parameters rather than an
+   * options object.
    */
   function decideCompiled(
     compiled: CompiledPolicy,
     subject: Subject,
     facts: CompiledFacts,
     started: number,
+    verdict: CompiledVerdict = decide({ compiled, facts }),
   ): Decision {
     const policy = compiled.policy;
-    const verdict = decide({ compiled, facts });
+    if (verdict.undetermined)
+      return undeterminedDecision(policy, subject, facts, verdict.undetermined, started);
     const trace = facts.notes.length
       ? { attempts: [], facts: factsForTrace(facts), notes: facts.notes }
       : { attempts: [], facts: factsForTrace(facts) };
@@ -116,6 +141,51 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
     return decision;
   }
 
+  /** The fail-closed (or open, if so configured) decision for what could not be determined. */
+  function undeterminedDecision(
+    policy: Policy,
+    subject: Subject,
+    facts: CompiledFacts,
+    undetermined: readonly string[],
+    started: number,
+  ): Decision {
+    const cost = modelFreeCost();
+    const d = failureDecision({
+      engine: name,
+      policy: policyRef(policy),
+      cost,
+      code: "EXTRACTION_FAILED",
+      message: `could not determine ${undetermined.join("; ")}`,
+      mode: failMode,
+      output: agentAnswer({ policy, subject }),
+      trace: {
+        attempts: [],
+        facts: facts.missing.length > 0 ? factsForTrace(facts) : { ...factsForTrace(facts), undetermined },
+      },
+    });
+    cost.ms = performance.now() - started;
+    return d;
+  }
+
+  function assess(o: {
+    policy: Policy;
+    subject: Subject;
+    started?: number;
+    skipTemporal?: boolean;
+  }): CompiledAssessment {
+    const started = o.started ?? performance.now();
+    const compiled = compilePolicyRules({ policy: o.policy });
+    const facts = extractFacts({
+      compiled,
+      subject: o.subject,
+      ...(o.skipTemporal ? { skipTemporal: true } : {}),
+    });
+    if (facts.missing.length > 0) return { decided: false, undetermined: facts.missing, facts };
+    const verdict = decide({ compiled, facts });
+    if (verdict.undetermined) return { decided: false, undetermined: verdict.undetermined, facts };
+    return { decided: true, decision: decideCompiled(compiled, o.subject, facts, started, verdict) };
+  }
+
   function decideFacts(o: {
     policy: Policy;
     subject: Subject;
@@ -132,6 +202,7 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
       return extractFacts({ compiled: compilePolicyRules({ policy }), subject });
     },
     decideFacts,
+    assess,
     async check({ policy, subject }: CheckOptions): Promise<Decision> {
       const started = performance.now();
       if (!isCompiled(policy)) {
@@ -144,24 +215,9 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
           output: agentAnswer({ policy, subject }),
         });
       }
-      const compiled = compilePolicyRules({ policy });
-      const facts = extractFacts({ compiled, subject });
-      if (facts.missing.length > 0) {
-        const cost = modelFreeCost();
-        const d = failureDecision({
-          engine: name,
-          policy: policyRef(policy),
-          cost,
-          code: "EXTRACTION_FAILED",
-          message: `could not determine ${facts.missing.join("; ")}`,
-          mode: failMode,
-          output: agentAnswer({ policy, subject }),
-          trace: { attempts: [], facts: factsForTrace(facts) },
-        });
-        cost.ms = performance.now() - started;
-        return d;
-      }
-      return decideCompiled(compiled, subject, facts, started);
+      const assessed = assess({ policy, subject, started });
+      if (assessed.decided) return assessed.decision;
+      return undeterminedDecision(policy, subject, assessed.facts, assessed.undetermined, started);
     },
   };
 }

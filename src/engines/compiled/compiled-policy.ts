@@ -3,6 +3,7 @@
  * built from the attribute rules, the database schema for the EHRAgent extractor. Cached by policy
  * object, so a long-running process compiles each loaded policy once.
  */
+import type { ArgumentKinds, PathOptions } from "../../core/arg-kinds.js";
 import type { AccessRule, AttributeRule, Effect, Policy, ToolRule } from "../../core/policy.js";
 import { type AccessGrants, compileAccessGrants } from "./access-grants.js";
 import { type DatabaseSchema, EICU_SCHEMA, normalizeSchema } from "./extractors/ehragent/index.js";
@@ -26,6 +27,16 @@ export interface CompiledPolicy {
   classifier?: CategoryClassifier;
   toolRules: ToolRule[];
   toolDefault: Effect;
+  /**
+   * Whether the policy governs tool calls at all: it has tool rules or states a `toolDefault`. A policy
+   * that only states a default (`{"toolRules": [], "toolDefault": "deny"}`, a lockdown) still answers
+   * every call with it.
+   */
+  governsTools: boolean;
+  /** How tool-rule conditions read arguments: the policy's `argumentKinds` and `paths`. */
+  toolScope: { argumentKinds?: ArgumentKinds; paths?: PathOptions };
+  /** Whether the policy has temporal (LTLf) rules, which only the shield judges. */
+  temporal: boolean;
   schema: DatabaseSchema;
 }
 
@@ -55,8 +66,23 @@ export function compilePolicyRules(options: { policy: Policy }): CompiledPolicy 
     ...(attributeRules.length > 0 ? { classifier: createCategoryClassifier({ rules: attributeRules }) } : {}),
     toolRules: rules.toolRules ?? [],
     toolDefault: rules.toolDefault ?? "deny",
+    governsTools: (rules.toolRules?.length ?? 0) > 0 || rules.toolDefault !== undefined,
+    toolScope: toolScopeOf({ policy }),
+    temporal: (rules.temporalRules?.length ?? 0) > 0,
     schema: resources ? normalizeSchema({ schema: resources }) : EICU_SCHEMA,
   };
   cache.set(policy, compiled);
   return compiled;
+}
+
+/** What tool-rule conditions need from the policy besides the rules (shared with the shield). */
+export function toolScopeOf(options: { policy: Policy }): {
+  argumentKinds?: ArgumentKinds;
+  paths?: PathOptions;
+} {
+  const rules = options.policy.rules;
+  return {
+    ...(rules?.argumentKinds ? { argumentKinds: rules.argumentKinds } : {}),
+    ...(rules?.paths ? { paths: rules.paths } : {}),
+  };
 }

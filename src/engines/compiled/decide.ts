@@ -2,6 +2,9 @@
  * The compiled decision: code, not a model, applies the policy to the extracted facts — role-based
  * access (the exact inaccessible set), attribute rules (every violated rule), tool rules (deny beats ask
  * beats allow). The semantics match the toolbox's CheckAccess (see access-grants.ts) and CheckRule.
+ * Tool-rule conditions see the call and the caller (`context`, `input`). A call whose effect depends
+ * on a condition that could not be evaluated (an undetermined canonical form, say) makes the verdict
+ * undetermined — unless something else already denies, since nothing could loosen a deny.
  */
 import type { Violation } from "../../core/decision.js";
 import type { Effect } from "../../core/policy.js";
@@ -16,6 +19,11 @@ export interface CompiledVerdict {
   violations: Violation[];
   /** Why it was allowed, when it was. */
   reasons: string[];
+  /**
+   * Present when the verdict depends on what could not be determined (a tool rule's condition over an
+   * undetermined value), in words: the caller fails closed or asks a model; `effect` is then "deny".
+   */
+  undetermined?: string[];
 }
 
 const NO_CALLS: readonly ToolCall[] = [];
@@ -96,8 +104,20 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
     if (applicable.size === 0) reasons.push("the task falls under no restricted category");
   }
 
+  const undetermined: string[] = [];
+  const callerFacts = facts.caller ? { context: facts.caller.context, input: facts.caller.input } : {};
   for (const call of facts.toolCalls ?? NO_CALLS) {
-    const match = matchToolRule({ rules: compiled.toolRules, call, default: compiled.toolDefault });
+    const match = matchToolRule({
+      rules: compiled.toolRules,
+      call,
+      default: compiled.toolDefault,
+      facts: callerFacts,
+      ...compiled.toolScope,
+    });
+    if (match.undetermined && match.undetermined.length > 0) {
+      undetermined.push(`whether the tool rules allow "${call.name}" (${match.undetermined.join("; ")})`);
+      continue;
+    }
     const ruleId = match.rule?.id ?? "tool.default";
     const message =
       match.rule?.message ?? `No tool rule allows "${call.name}"; the policy's default is ${match.effect}`;
@@ -115,6 +135,7 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
   if (violations.length > 0) {
     return { effect: "deny", violations: asks.length > 0 ? [...violations, ...asks] : violations, reasons };
   }
+  if (undetermined.length > 0) return { effect: "deny", violations: [], reasons, undetermined };
   if (asks.length > 0) return { effect: "ask", violations: asks, reasons };
   return { effect: "allow", violations: [], reasons };
 }

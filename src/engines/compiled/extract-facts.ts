@@ -17,6 +17,8 @@ export interface CompiledFacts {
   task?: string;
   categories?: ClassifyResult;
   toolCalls?: ToolCall[];
+  /** What tool-rule conditions may read besides the call: the caller's context and the agent input. */
+  caller?: { context: Record<string, unknown>; input: string };
   /** Facts that could not be determined with confidence, in words. */
   missing: string[];
   notes: string[];
@@ -47,7 +49,12 @@ function resourcesFromContext(value: unknown): Record<string, string[]> | undefi
   return out;
 }
 
-export function extractFacts(options: { compiled: CompiledPolicy; subject: Subject }): CompiledFacts {
+export function extractFacts(options: {
+  compiled: CompiledPolicy;
+  subject: Subject;
+  /** Leave the temporal rules to another engine (auto sends them to the shield). */
+  skipTemporal?: boolean;
+}): CompiledFacts {
   const { compiled, subject } = options;
   const context = subject.context ?? {};
   const facts: CompiledFacts = { missing: [], notes: [] };
@@ -89,22 +96,41 @@ export function extractFacts(options: { compiled: CompiledPolicy; subject: Subje
     }
   }
 
-  if ((compiled.policy.rules?.temporalRules?.length ?? 0) > 0) {
+  if (compiled.temporal && !options.skipTemporal) {
     // Temporal rules are judged over a trajectory by the shield engine; deciding without them would
     // silently allow what they forbid.
-    facts.missing.push("the temporal rules' verdict (this policy has LTLf rules: use the shield engine)");
+    facts.missing.push(
+      "the temporal rules' verdict (this policy has LTLf rules, which the compiled engine does not judge: use --engine shield, or auto, which sends such a policy to the shield)",
+    );
   }
 
-  if (compiled.toolRules.length > 0) {
+  // A policy that states only a default (a lockdown: no rules, `toolDefault` deny) governs tool calls
+  // as much as one with rules: its default must answer every call.
+  if (compiled.governsTools) {
     const source = context.toolCalls ?? context.toolCall ?? subject.output;
     const extracted = extractToolCalls({ value: source });
-    facts.toolCalls = extracted.calls;
+    let calls = extracted.calls;
     if (extracted.calls.length === 0 && subject.trajectory?.length) {
       const last = subject.trajectory[subject.trajectory.length - 1]!;
-      facts.toolCalls = [{ name: last.action, args: last.args, format: "plain" }];
+      calls = [{ name: last.action, args: last.args, format: "plain" }];
     } else if (extracted.confidence === "low" || extracted.calls.length === 0) {
       facts.missing.push(`the tool call (${extracted.reason ?? "none found in the agent output"})`);
     }
+    facts.toolCalls = withSchemas({ calls, schemas: context.toolSchemas });
+    facts.caller = { context, input: subject.input };
   }
   return facts;
+}
+
+/**
+ * Each call with its tool's JSON Schema when the caller knows it (`context.toolSchemas`, filled by the
+ * MCP proxy from `tools/list`), so conditions learn the arguments' kinds from it.
+ */
+function withSchemas(options: { calls: ToolCall[]; schemas: unknown }): ToolCall[] {
+  const { calls, schemas } = options;
+  if (!isRecord(schemas)) return calls;
+  return calls.map((call) => {
+    const inputSchema = Object.hasOwn(schemas, call.name) ? schemas[call.name] : undefined;
+    return inputSchema === undefined ? call : { ...call, inputSchema };
+  });
 }

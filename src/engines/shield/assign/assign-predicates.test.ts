@@ -205,3 +205,38 @@ describe("assignPredicates", () => {
     );
   });
 });
+
+describe("bindings over undetermined values", () => {
+  const detectors = createDetectorRegistry();
+  const touchesEtc = (kind: "condition" | "history"): Predicate => ({
+    name: "touches_etc",
+    kind: "action",
+    description: "touches a file under /etc",
+    binding: { kind, when: { field: "args.path", op: "pathWithin", value: "/etc" } } as Predicate["binding"],
+  });
+  const at = (predicate: Predicate, paths: string[]) =>
+    assignPredicates({
+      predicates: [predicate],
+      trajectory: paths.map((path) => ({ action: "read_file", args: { path } })),
+      index: paths.length - 1,
+      detectors,
+    });
+
+  it("a condition over a value with no canonical form leaves the predicate open, not false", () => {
+    const r = at(touchesEtc("condition"), ["~/notes"]);
+    expect(r.values).not.toHaveProperty("touches_etc");
+    expect(r.unassigned).toEqual(["touches_etc"]);
+    expect(r.notes.join(" ")).toContain("touches_etc: undetermined");
+  });
+
+  it("canonical forms decide where they can", () => {
+    expect(at(touchesEtc("condition"), ["/tmp/../etc/passwd"]).values.touches_etc).toBe(true);
+    expect(at(touchesEtc("condition"), ["/tmp/a"]).values.touches_etc).toBe(false);
+  });
+
+  it("a history binding is open when an unknown step is in its window and none matched", () => {
+    expect(at(touchesEtc("history"), ["~/x", "/tmp/a"]).unassigned).toEqual(["touches_etc"]);
+    expect(at(touchesEtc("history"), ["~/x", "/etc/hosts"]).values.touches_etc).toBe(true);
+    expect(at(touchesEtc("history"), ["/tmp/b", "/tmp/a"]).values.touches_etc).toBe(false);
+  });
+});

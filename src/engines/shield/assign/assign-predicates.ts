@@ -5,13 +5,20 @@
  * `params.when` condition gates it, so "a message to the user that mentions X" is one predicate), and
  * `ask` (Binary-Check: left unassigned here; the shield asks the model when one is configured).
  * Whatever cannot be decided — ask bindings, predicates without a binding, unknown detectors, a
- * detector answering "cannot tell" — is listed in `unassigned` for the shield to marginalise.
+ * detector answering "cannot tell", a condition over a value that has no canonical form (three-valued
+ * evaluation: "unknown") — is listed in `unassigned` for the shield to marginalise, never read as false.
  *
  * History is incremental: an AssignmentHistory remembers, per history predicate, the steps that
  * matched, so assigning step n after step n-1 reads only step n. It assumes the trajectory only grows;
  * if the last step it read changed, it starts over.
  */
-import { type Condition, evaluateCondition } from "../../../core/condition.js";
+import {
+  type Condition,
+  evaluateConditionTri,
+  type PreparedFacts,
+  prepareConditionFacts,
+  type Tri,
+} from "../../../core/condition.js";
 import { WardenError } from "../../../core/errors.js";
 import { type Predicate, PredicateSchema } from "../../../core/policy.js";
 import type { Step } from "../../../core/subject.js";
@@ -34,6 +41,39 @@ interface HistoryEntry {
   key: string;
   /** Ascending indices of the steps whose facts satisfy the condition. */
   matches: number[];
+  /** Ascending indices of the steps where the condition could not be evaluated ("unknown"). */
+  unknown: number[];
+}
+
+/** Step facts prepared for condition evaluation (canonical forms computed once per step). */
+const preparedFacts = new WeakMap<StepFacts, PreparedFacts>();
+
+function prepared(facts: StepFacts): PreparedFacts {
+  let pf = preparedFacts.get(facts);
+  if (!pf) {
+    const schemas = facts.context.toolSchemas;
+    const inputSchema =
+      schemas && typeof schemas === "object" && Object.hasOwn(schemas, facts.action)
+        ? (schemas as Record<string, unknown>)[facts.action]
+        : undefined;
+    pf = prepareConditionFacts({ facts, ...(inputSchema !== undefined ? { scope: { inputSchema } } : {}) });
+    preparedFacts.set(facts, pf);
+  }
+  return pf;
+}
+
+/**
+ * A binding's condition, three-valued: "unknown" when it depends on a value that could not be
+ * determined, or cannot be evaluated at all (an invalid regular expression), so the predicate is left
+ * open rather than read as false. Comparisons over several values read as a deny rule's would ("any").
+ */
+function conditionValue(condition: Condition, facts: StepFacts): { value: Tri; why: string[] } {
+  try {
+    const r = evaluateConditionTri({ condition, facts: prepared(facts), strictWhen: true });
+    return { value: r.value, why: r.unknown };
+  } catch (error) {
+    return { value: "unknown", why: [error instanceof Error ? error.message : String(error)] };
+  }
 }
 
 /** Incremental state for history bindings; create one per trajectory being checked. */
@@ -119,22 +159,26 @@ function advanceHistory(
     const existing = state.entries.get(p.name);
     const key = existing?.condition === p.binding.when ? existing.key : JSON.stringify(p.binding.when);
     if (existing && existing.key === key) continue;
-    const entry: HistoryEntry = { condition: p.binding.when, key, matches: [] };
+    const entry: HistoryEntry = { condition: p.binding.when, key, matches: [], unknown: [] };
     for (let i = 0; i < Math.min(state.consumed, ctx.trajectory.length); i += 1) {
-      if (evaluateCondition(entry.condition, factsAt(ctx, i))) entry.matches.push(i);
+      readHistoryStep(entry, factsAt(ctx, i), i);
     }
     state.entries.set(p.name, entry);
   }
   for (let i = state.consumed; i <= index; i += 1) {
     const facts = factsAt(ctx, i);
-    for (const entry of state.entries.values()) {
-      if (evaluateCondition(entry.condition, facts)) entry.matches.push(i);
-    }
+    for (const entry of state.entries.values()) readHistoryStep(entry, facts, i);
   }
   if (index + 1 > state.consumed) {
     state.consumed = index + 1;
     state.fingerprint = fingerprint(ctx.trajectory[index]);
   }
+}
+
+function readHistoryStep(entry: HistoryEntry, facts: StepFacts, index: number): void {
+  const { value } = conditionValue(entry.condition, facts);
+  if (value === true) entry.matches.push(index);
+  else if (value === "unknown") entry.unknown.push(index);
 }
 
 function assignOne(
@@ -151,14 +195,27 @@ function assignOne(
     return;
   }
   switch (binding.kind) {
-    case "condition":
-      out.values[predicate.name] = evaluateCondition(binding.when, facts);
+    case "condition": {
+      const { value, why } = conditionValue(binding.when, facts);
+      if (value === "unknown") {
+        out.unassigned.push(predicate.name);
+        out.notes.push(`${predicate.name}: undetermined (${why.join("; ")})`);
+      } else out.values[predicate.name] = value;
       return;
+    }
     case "history": {
       const entry = state.entries.get(predicate.name)!;
-      const last = lastAtOrBefore(entry.matches, index);
       const from = binding.within === undefined ? 0 : index - binding.within + 1;
-      out.values[predicate.name] = last >= 0 && last >= from;
+      const last = lastAtOrBefore(entry.matches, index);
+      if (last >= 0 && last >= from) out.values[predicate.name] = true;
+      else {
+        // No step in the window matched; one whose condition was unknown might have.
+        const lastUnknown = lastAtOrBefore(entry.unknown, index);
+        if (lastUnknown >= 0 && lastUnknown >= from) {
+          out.unassigned.push(predicate.name);
+          out.notes.push(`${predicate.name}: undetermined at step ${lastUnknown}`);
+        } else out.values[predicate.name] = false;
+      }
       return;
     }
     case "detector": {
@@ -170,9 +227,17 @@ function assignOne(
       }
       const params = binding.params ?? {};
       const gate = params.when as Condition | undefined;
-      if (gate !== undefined && !evaluateCondition(gate, facts)) {
-        out.values[predicate.name] = false;
-        return;
+      if (gate !== undefined) {
+        const { value, why } = conditionValue(gate, facts);
+        if (value === "unknown") {
+          out.unassigned.push(predicate.name);
+          out.notes.push(`${predicate.name}: undetermined (${why.join("; ")})`);
+          return;
+        }
+        if (!value) {
+          out.values[predicate.name] = false;
+          return;
+        }
       }
       const value = detector.detect({ facts, params, field: binding.field });
       if (value === undefined) out.unassigned.push(predicate.name);

@@ -1,7 +1,8 @@
 /**
  * The ShieldAgent runtime as an Engine: `check({ policy, subject })` decides the LAST step of
  * `subject.trajectory` against the policy's temporal rules (see step-decision.ts for the pipeline and
- * src/engines/shield/mln for the decision). `subject.context` selects scoped rules (`taskId`, `site`,
+ * src/engines/shield/mln for the decision) and its tool rules and `toolDefault`, the step being the
+ * call (step-tool-rules.ts). `subject.context` selects scoped rules (`taskId`, `site`,
  * `scope`), may name the trajectory (`trajectoryId`), and with `final: true` also judges the rules
  * checked at the end on the complete trajectory.
  *
@@ -35,6 +36,7 @@ import {
   SHIELD_ENGINE_NAME,
   type ShieldRuntime,
 } from "./step-decision.js";
+import { applyStepToolRules } from "./step-tool-rules.js";
 import {
   advanceTo,
   createTrajectoryState,
@@ -195,7 +197,15 @@ export function createShieldEngine(options: ShieldEngineOptions = {}): ShieldEng
           });
         }
         advanceTo({ state, steps, index, detectors: runtime.detectors });
-        let decision = await decideStep({ runtime, state, steps, index, ...(signal ? { signal } : {}) });
+        let decision = applyStepToolRules({
+          decision: await decideStep({ runtime, state, steps, index, ...(signal ? { signal } : {}) }),
+          policy,
+          step: steps[index]!,
+          index,
+          input: state.input,
+          ...(subject.context ? { context: subject.context } : {}),
+          failMode: runtime.failMode,
+        });
         if (subject.context?.final === true)
           decision = mergeDecisions({ step: decision, end: decideEnd({ runtime, state }) });
         decision.cost = { ...decision.cost, ms: performance.now() - started };
@@ -233,12 +243,14 @@ export function createShieldEngine(options: ShieldEngineOptions = {}): ShieldEng
             steps.push(parsed);
             const index = steps.length - 1;
             advanceTo({ state, steps, index, detectors: runtime.detectors });
-            const decision = await decideStep({
-              runtime,
-              state,
-              steps,
+            const decision = applyStepToolRules({
+              decision: await decideStep({ runtime, state, steps, index, ...(signal ? { signal } : {}) }),
+              policy,
+              step: parsed,
               index,
-              ...(signal ? { signal } : {}),
+              input,
+              ...(context ? { context } : {}),
+              failMode: runtime.failMode,
             });
             decision.cost = { ...decision.cost, ms: performance.now() - started };
             return decision;

@@ -178,8 +178,10 @@ export async function decideStep(options: {
   const invoked = actionPreds
     .filter((p) => (p.binding?.kind === "history" ? matches.includes(p.name) : work.values[p.name] === true))
     .map((p) => p.name);
+  // Open action predicates may be invoked by this step — a history-bound one is open when its condition
+  // could not be evaluated (an undetermined value), so it may be the step that performs it.
   const possible = actionPreds
-    .filter((p) => p.binding?.kind !== "history" && work.open.has(p.name))
+    .filter((p) => work.open.has(p.name) && !invoked.includes(p.name))
     .map((p) => p.name);
   const circuitActions = [...invoked, ...possible].filter((a) => compiled.circuitRules.has(a));
   const activeSet = new Set<number>();
@@ -290,7 +292,11 @@ export async function decideStep(options: {
     minusOverrides[a] =
       p?.binding?.kind === "history" ? historyValueWithout({ state, name: a, index }) : false;
   }
-  for (const a of possible) minusOverrides[a] = false;
+  for (const a of possible) {
+    const p = compiled.predicates.get(a);
+    minusOverrides[a] =
+      p?.binding?.kind === "history" ? historyValueWithout({ state, name: a, index }) : false;
+  }
   let lastProblem: MlnProblem | undefined;
   const solve = (fixed: Record<string, boolean>, alsoOpen: readonly string[] = []): MlnResult => {
     const values: Record<string, boolean> = { ...work.values, ...fixed };
