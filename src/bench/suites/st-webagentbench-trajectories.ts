@@ -14,8 +14,10 @@
  * (st-webagentbench-oracle.ts); a mutation that fails to violate its target policy, and any policy
  * violated as a side effect, are recorded in the trajectory's note and labels.
  */
+
 import type { Step } from "../../core/subject.js";
 import { stRuleId } from "../../engines/shield/import/st-webagentbench.js";
+import { invertedReading } from "../../engines/shield/import/st-webagentbench-inverted.js";
 import type { StPolicy, StTask, StVersion } from "../../engines/shield/import/st-webagentbench-schema.js";
 import { createRandom, hashSeed as hashSeedText } from "../../util/seeded-random.js";
 import type { TrajectoryHeader, TrajectoryRecord } from "../datasets/trajectories.js";
@@ -1258,6 +1260,12 @@ export function buildStWebAgentBenchSuite(options: {
   seed: number;
   version?: StVersion;
   maxTasks?: number;
+  /**
+   * Policies whose literal reading inverts their intent (st-webagentbench-inverted.ts): "skip"
+   * (default, as the importer does) leaves them out of the labels; "evaluator" labels them as the
+   * benchmark's evaluator reads them (import with the same setting).
+   */
+  inverted?: "skip" | "evaluator";
 }): StSuite {
   const version = options.version ?? "latest";
   const tasks = [...options.tasks]
@@ -1277,7 +1285,11 @@ export function buildStWebAgentBenchSuite(options: {
     s[key] += 1;
     stats.byEvalType[type] = s;
   };
-  for (const task of tasks) {
+  for (const given of tasks) {
+    const task =
+      (options.inverted ?? "skip") === "skip"
+        ? { ...given, policies: given.policies.filter((policy) => !invertedReading({ task: given, policy })) }
+        : given;
     elementCounter = 0;
     const rng = createRng(hashSeed(options.seed, version, task.task_id));
     const facts = analyse(task, version);

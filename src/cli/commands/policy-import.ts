@@ -2,15 +2,18 @@
  * `warden policy import st-webagentbench`: compiles ST-WebAgentBench's structured policies into a
  * Warden policy artifact (predicates + LTLf rules, see src/engines/shield/import) and writes it as
  * pretty, key-sorted JSON that diffs cleanly; prints a readable summary, or with --json exactly
- * `{ total, compiled, failed, byEvalType }`. The release is picked with --dataset-version (the root
- * program already owns --version).
+ * `{ total, compiled, failed, skipped, decoys, inverted, byEvalType }` — `inverted` lists (count, ids,
+ * each one's basis and reason) the policies whose literal reading inverts their intent, skipped unless
+ * --inverted evaluator compiles them as the official evaluator reads them; `decoys` counts v1's
+ * is_fake_policy entries, never counted as compiled. The release is picked with --dataset-version (the
+ * root program already owns --version).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { loadStWebAgentBench } from "../../bench/datasets/st-webagentbench.js";
 import { WardenError } from "../../core/errors.js";
-import type { StImportReport } from "../../engines/shield/import/st-webagentbench.js";
+import type { StImportReport, StInvertedMode } from "../../engines/shield/import/st-webagentbench.js";
 import { importStWebAgentBench } from "../../engines/shield/import/st-webagentbench.js";
 import { stableStringify } from "../../engines/shield/import/stable-json.js";
 
@@ -18,21 +21,28 @@ interface ImportOptions {
   data: string;
   output: string;
   datasetVersion?: "latest" | "v1";
+  inverted?: StInvertedMode;
   json?: boolean;
 }
 
 function summary(report: StImportReport, file: string, output: string): string {
   const lines = [
     `ST-WebAgentBench (${report.version}) from ${file}`,
-    `  tasks ${report.tasks}, policies ${report.total}: ${report.compiled} compiled, ${report.failed} failed; ${report.predicates} predicates`,
+    `  tasks ${report.tasks}, policies ${report.total}: ${report.compiled} compiled, ${report.failed} failed, ${report.skipped} skipped, ${report.decoys.count} decoys; ${report.predicates} predicates`,
   ];
+  if (report.inverted.count > 0) {
+    lines.push(
+      `  inverted (literal reading forbids what the task or the policy asks for; ${report.inverted.mode === "skip" ? "skipped" : "compiled as the evaluator reads them"}): ${report.inverted.count}`,
+      `    ${report.inverted.ids.join(", ")}`,
+    );
+  }
   const types = Object.keys(report.byEvalType).sort();
   const width = Math.max(...types.map((t) => t.length), 9);
-  lines.push(`  ${"eval type".padEnd(width)}  total  compiled  failed`);
+  lines.push(`  ${"eval type".padEnd(width)}  total  compiled  failed  skipped  decoys`);
   for (const t of types) {
     const c = report.byEvalType[t]!;
     lines.push(
-      `  ${t.padEnd(width)}  ${String(c.total).padStart(5)}  ${String(c.compiled).padStart(8)}  ${String(c.failed).padStart(6)}`,
+      `  ${t.padEnd(width)}  ${String(c.total).padStart(5)}  ${String(c.compiled).padStart(8)}  ${String(c.failed).padStart(6)}  ${String(c.skipped).padStart(7)}  ${String(c.decoys).padStart(6)}`,
     );
   }
   if (report.failures.length > 0) {
@@ -58,7 +68,11 @@ async function runImport(options: ImportOptions): Promise<void> {
     path: options.data,
     ...(options.datasetVersion ? { version: options.datasetVersion } : {}),
   });
-  const { policy, report } = importStWebAgentBench({ tasks: dataset.tasks, version: dataset.version });
+  const { policy, report } = importStWebAgentBench({
+    tasks: dataset.tasks,
+    version: dataset.version,
+    ...(options.inverted ? { inverted: options.inverted } : {}),
+  });
   report.malformed = [...dataset.malformed];
   const output = resolve(options.output);
   try {
@@ -73,8 +87,22 @@ async function runImport(options: ImportOptions): Promise<void> {
     });
   }
   if (options.json) {
-    const { total, compiled, failed, byEvalType } = report;
-    process.stdout.write(`${JSON.stringify({ total, compiled, failed, byEvalType })}\n`);
+    const { total, compiled, failed, skipped, byEvalType } = report;
+    const decoys = report.decoys.count;
+    const inverted = {
+      mode: report.inverted.mode,
+      count: report.inverted.count,
+      ids: report.inverted.ids,
+      policies: report.inverted.policies.map(({ id, basis, values, reason }) => ({
+        id,
+        basis,
+        values,
+        reason,
+      })),
+    };
+    process.stdout.write(
+      `${JSON.stringify({ total, compiled, failed, skipped, decoys, inverted, byEvalType })}\n`,
+    );
   } else {
     process.stdout.write(summary(report, dataset.file, output));
   }
@@ -102,7 +130,13 @@ export function registerPolicyImportCommand(options: { policy: Command }): Comma
         "which release's evaluator semantics to use (default: detected)",
       ).choices(["latest", "v1"]),
     )
-    .option("--json", "print only { total, compiled, failed, byEvalType } as JSON")
+    .addOption(
+      new Option(
+        "--inverted <mode>",
+        "policies whose literal reading forbids what the task asks for: skip them (default) or compile them as the evaluator reads them (always listed in the report)",
+      ).choices(["skip", "evaluator"]),
+    )
+    .option("--json", "print only { total, compiled, failed, skipped, decoys, inverted, byEvalType } as JSON")
     .action(async (opts: ImportOptions) => {
       await runImport(opts);
     });

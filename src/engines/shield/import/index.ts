@@ -7,6 +7,8 @@ export {
   type StImportFailure,
   type StImportReport,
   type StImportResult,
+  type StInvertedMode,
+  type StInvertedPolicy,
   stRuleId,
 } from "./st-webagentbench.js";
 export {
@@ -15,6 +17,7 @@ export {
   ST_EVAL_TYPES,
   splitTerms,
 } from "./st-webagentbench-compile.js";
+export { invertedReading, type StInversion } from "./st-webagentbench-inverted.js";
 export {
   parseStTasks,
   type StEval,

@@ -6,6 +6,19 @@
  *
  * Rule ids are `stwab.t<task_id>.p<index>` where index is the policy's position in the task's
  * flattened policy list — the same reference the trajectory suite's labels use (`policyRef`).
+ *
+ * Every policy lands in exactly one count: compiled, failed (with a reason), skipped (an inverted
+ * policy, below) or decoy (v1's is_fake_policy, which the benchmark's evaluator never reports as
+ * violated: kept as a weight-0 informational rule, never counted as compiled).
+ *
+ * Inverted policies (st-webagentbench-inverted.ts): an is_program_html policy that leaves
+ * check_absence to the evaluator's default although the task (or its own text) asks for the state
+ * the default forbids. They are always listed in the report (count and rule ids). By default they are
+ * SKIPPED, not compiled: a guard enforcing the literal reading would refuse every correct run of the
+ * task — exactly what the user asked — so it would only ever block legitimate work, and the intended
+ * reading (the state is required) is a task-completion check, not a safety rule, that the benchmark
+ * does not evaluate as one. `inverted: "evaluator"` compiles them as the official evaluator reads them
+ * (to reproduce its scores), still flagged: the rule's meta carries `inverted` and the reason.
  */
 import type { Clause, Policy, TemporalRule } from "../../../core/policy.js";
 import { PolicySchema } from "../../../core/policy.js";
@@ -13,6 +26,7 @@ import { parseWith } from "../../../core/validate.js";
 import { atoms as ltlAtoms, parseLtl } from "../ltl/index.js";
 import { createPredicateSet } from "./predicate-set.js";
 import { compileStPolicy } from "./st-webagentbench-compile.js";
+import { invertedReading, type StInversion } from "./st-webagentbench-inverted.js";
 import {
   parseStTasks,
   type StMalformed,
@@ -32,14 +46,32 @@ export interface StEvalTypeCounts {
   total: number;
   compiled: number;
   failed: number;
+  skipped: number;
+  decoys: number;
+}
+
+/** What happens to inverted policies: skipped (default) or compiled as the evaluator reads them. */
+export type StInvertedMode = "skip" | "evaluator";
+
+export interface StInvertedPolicy extends StInversion {
+  id: string;
+  taskId: number;
+  index: number;
 }
 
 export interface StImportReport {
   version: StVersion;
   tasks: number;
+  /** compiled + failed + skipped + decoys. */
   total: number;
   compiled: number;
   failed: number;
+  /** Inverted policies left out (mode "skip"). */
+  skipped: number;
+  /** is_fake_policy decoys: informational weight-0 rules, not counted as compiled. */
+  decoys: { count: number; ids: string[] };
+  /** Policies whose literal (evaluator's) reading inverts the task's or the policy's intent. */
+  inverted: { mode: StInvertedMode; count: number; ids: string[]; policies: StInvertedPolicy[] };
   byEvalType: Record<string, StEvalTypeCounts>;
   failures: StImportFailure[];
   /** Records that did not validate (their policies are counted as failed when their id is known). */
@@ -64,13 +96,16 @@ const SPECIFICATION = [
   "(text, selector), the typed value, the page URL and what the agent observed on the page.",
 ].join(" ");
 
-function bump(report: StImportReport, evalType: string, outcome: "compiled" | "failed"): void {
-  const entry = report.byEvalType[evalType] ?? { total: 0, compiled: 0, failed: 0 };
+type Outcome = "compiled" | "failed" | "skipped" | "decoys";
+
+function bump(report: StImportReport, evalType: string, outcome: Outcome): void {
+  const entry = report.byEvalType[evalType] ?? { total: 0, compiled: 0, failed: 0, skipped: 0, decoys: 0 };
   entry.total += 1;
   entry[outcome] += 1;
   report.byEvalType[evalType] = entry;
   report.total += 1;
-  report[outcome] += 1;
+  if (outcome === "decoys") report.decoys.count += 1;
+  else report[outcome] += 1;
 }
 
 function sourceOf(task: StTask, policy: StPolicy, version: StVersion): string {
@@ -87,7 +122,10 @@ export function importStWebAgentBench(options: {
   tasks: unknown;
   version?: StVersion;
   name?: string;
+  /** Inverted policies: "skip" (default) or "evaluator" (compiled as the evaluator reads them). */
+  inverted?: StInvertedMode;
 }): StImportResult {
+  const invertedMode = options.inverted ?? "skip";
   const parsed = parseStTasks({ value: options.tasks });
   const version = options.version ?? parsed.detectedVersion;
   const preds = createPredicateSet();
@@ -101,6 +139,9 @@ export function importStWebAgentBench(options: {
     total: 0,
     compiled: 0,
     failed: 0,
+    skipped: 0,
+    decoys: { count: 0, ids: [] },
+    inverted: { mode: invertedMode, count: 0, ids: [], policies: [] },
     byEvalType: {},
     failures: [],
     malformed: parsed.malformed,
@@ -127,9 +168,22 @@ export function importStWebAgentBench(options: {
         bump(report, evalType, "failed");
         continue;
       }
-      bump(report, evalType, "compiled");
-      for (const p of result.predicates) used.add(p);
       const id = stRuleId({ taskId: task.task_id, index: policy.index });
+      const decoy = evalType === "is_fake_policy";
+      const inversion = decoy ? undefined : invertedReading({ task, policy });
+      if (inversion) {
+        report.inverted.count += 1;
+        report.inverted.ids.push(id);
+        report.inverted.policies.push({ id, taskId: task.task_id, index: policy.index, ...inversion });
+        if (invertedMode === "skip") {
+          bump(report, evalType, "skipped");
+          continue;
+        }
+        result.notes.push(`inverted reading, compiled as the evaluator reads it: ${inversion.reason}`);
+      }
+      if (decoy) report.decoys.ids.push(id);
+      bump(report, evalType, decoy ? "decoys" : "compiled");
+      for (const p of result.predicates) used.add(p);
       const description = policy.description.trim() || policy.policy_template_id;
       if (!requests.includes(description)) requests.push(description);
       const actionPredicates = result.predicates.filter((p) => preds.get(p)?.kind === "action");
@@ -156,6 +210,8 @@ export function importStWebAgentBench(options: {
           ...(policy.source ? { policySource: policy.source } : {}),
           ...(task.sites.length > 0 ? { sites: task.sites } : {}),
           ...(result.notes.length > 0 ? { notes: result.notes } : {}),
+          ...(inversion ? { inverted: { basis: inversion.basis, values: inversion.values } } : {}),
+          ...(decoy ? { decoy: true } : {}),
         },
       });
       clauses.push({
@@ -189,7 +245,7 @@ export function importStWebAgentBench(options: {
       kind: "warden.policy",
       name: options.name ?? `st-webagentbench-${version}`,
       version: "1",
-      description: `ST-WebAgentBench (${version}) safety and trust policies compiled into predicates and LTLf rules: ${report.compiled} of ${report.total} policies, ${predicates.length} predicates.`,
+      description: `ST-WebAgentBench (${version}) safety and trust policies compiled into predicates and LTLf rules: ${report.compiled} of ${report.total} policies, ${predicates.length} predicates${report.decoys.count > 0 ? `; ${report.decoys.count} decoy policies kept as informational weight-0 rules` : ""}${report.inverted.count > 0 ? `; ${report.inverted.count} policies whose literal reading inverts their intent ${invertedMode === "skip" ? "skipped" : "compiled as the evaluator reads them"} (${report.inverted.ids.join(", ")})` : ""}.`,
       agent: "web",
       specification: SPECIFICATION,
       requests: requests.join("\n"),
