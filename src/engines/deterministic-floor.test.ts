@@ -55,6 +55,20 @@ describe("withDeterministicFloor", () => {
     expect(d.views?.model?.failure).toMatchObject({ mode: "open" });
   });
 
+  it("says so when the policy has no compiled rules", async () => {
+    const none = () =>
+      failureDecision({ engine: "compiled", code: "UNSUPPORTED", message: "policy p has no compiled rules" });
+    const d = await withDeterministicFloor({
+      engine: engine("m", () => allow("m")),
+      compiled: engine("compiled", none),
+    }).check({ policy, subject });
+    expect(d).toMatchObject({
+      allowed: true,
+      views: { decidedBy: "model", compiled: { determined: false } },
+    });
+    expect(d.trace?.notes).toContain("the policy has no compiled rules: the model decides");
+  });
+
   it("lets the model decide when the compiled view is undetermined, allows, or cannot run", async () => {
     for (const compiled of [
       engine("compiled", undetermined),

@@ -99,7 +99,9 @@ export function combineViews(options: { compiled: FloorView; model: Decision }):
     });
     return { ...decision, views: viewsOf(view, model, "compiled") };
   }
-  if (view.decision && !view.determined)
+  if (view.decision?.failure?.code === "UNSUPPORTED")
+    notes.push("the policy has no compiled rules: the model decides");
+  else if (view.decision && !view.determined)
     notes.push(`the compiled rules could not decide (${view.why ?? "undetermined"}): the model decides`);
   else if (!view.decision)
     notes.push(`the compiled rules could not run (${view.why ?? "unknown"}): the model decides`);
