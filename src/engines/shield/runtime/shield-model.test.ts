@@ -258,6 +258,21 @@ describe("shield with a model (Binary-Check)", () => {
     expect(m2.cost.llmCalls).toBe(1);
   });
 
+  it("a re-check of the same step reuses its answers only when the step shows the model the same thing", async () => {
+    const model = createScriptedModel({ replies: [answer("no"), answer("yes")] });
+    const engine = createShieldEngine({ model });
+    const step = (observation: string): Step => ({ ...external("report.pdf"), observation });
+    const first = await engine.check({ policy, subject: subject([step("A public menu.")], "t") });
+    expect(first.allowed).toBe(true);
+    const same = await engine.check({ policy, subject: subject([step("A public menu.")], "t") });
+    expect(same.allowed).toBe(true);
+    expect(model.requests).toHaveLength(1);
+    // Same action and arguments, another page: another question, asked again.
+    const other = await engine.check({ policy, subject: subject([step("CONFIDENTIAL salaries")], "t") });
+    expect(model.requests).toHaveLength(2);
+    expect(other.allowed).toBe(false);
+  });
+
   it("finds the identical question's answer however many similar workflows other tasks stored", async () => {
     const store = createInMemoryStore();
     const model = createScriptedModel({ replies: [answer("no"), answer("no"), answer("no"), answer("no")] });

@@ -5,15 +5,18 @@
  * "pending" (not yet fed to the monitors) so that it can be re-checked or replaced by another proposal
  * for the same position (an agent whose step was denied proposes a different one).
  *
- * Steps are identified by a fingerprint of what the agent did (action, url, element, value, args),
- * the same one the assignment history uses. A state that no longer matches the trajectory it is given
- * (another trajectory under the same key, an edited prefix) is discarded and rebuilt from the steps.
+ * Steps are identified by a fingerprint of everything the step carries (action, url, element, value,
+ * args, and the observation and reasoning a Binary-Check prompt shows — so a re-check whose step
+ * shows the model something else does not reuse the pending step's answers). A state that no longer
+ * matches the trajectory it is given (another trajectory under the same key, an edited prefix) is
+ * discarded and rebuilt from the steps.
  * Under an explicit trajectory identity the first and last committed steps are compared (O(1): a
  * named trajectory only grows); without one, every committed step is (fingerprints are cached per
  * step object, so this is a cheap pass).
  * Committed values are the final truth values of the step; a predicate that stayed open is committed
  * as false (monitors follow one trace; marginalising over the whole past would be exponential).
  */
+import { createHash } from "node:crypto";
 import { evaluateCondition } from "../../../core/condition.js";
 import type { Predicate } from "../../../core/policy.js";
 import type { Step } from "../../../core/subject.js";
@@ -81,7 +84,10 @@ export function stepFingerprint(options: { step: Step | undefined }): string {
   // Cached per step object: a growing trajectory passes the same objects again and again.
   const known = fingerprintCache.get(s);
   if (known !== undefined) return known;
-  const f = JSON.stringify([s.action, s.url, s.element, s.value, s.args]);
+  // A digest: observations can be whole pages, and fingerprints are kept and compared per step.
+  const f = createHash("sha256")
+    .update(JSON.stringify([s.action, s.url, s.element, s.value, s.args, s.observation, s.thought]))
+    .digest("base64");
   fingerprintCache.set(s, f);
   return f;
 }
