@@ -1,0 +1,149 @@
+/**
+ * Red team, URLs: a rule on a URL's domain or host must hold for every spelling WHATWG parsing gives the
+ * same host (userinfo, backslashes, fragments, percent-encoded and full-width hosts, trailing dots, IP
+ * spellings), for every URL-valued argument of the call. Inline policies through createGuard.
+ */
+import { afterAll, describe, it } from "vitest";
+import { expectAllowed, expectRefused, guardPool, type InlinePolicy, toolCall } from "./redteam.fixture.js";
+
+const pool = guardPool();
+afterAll(() => pool.close());
+
+/** Fetch only from example.com: an allow rule on every URL of the call, deny by default. */
+const onlyExample: InlinePolicy = {
+  name: "redteam-urls-only-example",
+  rules: {
+    toolRules: [
+      {
+        id: "http.only-example",
+        tool: "http.fetch",
+        effect: "allow",
+        message: "Fetching from example.com is allowed",
+        when: { field: "args:url", op: "eq", part: "domain", value: "example.com" },
+      },
+    ],
+    toolDefault: "deny",
+  },
+};
+
+/** Never evil.test nor the cloud metadata or loopback hosts: deny rules, everything else allowed. */
+const blockList: InlinePolicy = {
+  name: "redteam-urls-block-list",
+  rules: {
+    toolRules: [
+      {
+        id: "http.no-evil",
+        tool: "*",
+        effect: "deny",
+        message: "evil.test is off limits",
+        when: { field: "args:url", op: "eq", part: "domain", value: "evil.test" },
+      },
+      {
+        id: "http.no-internal",
+        tool: "*",
+        effect: "deny",
+        message: "No loopback or metadata hosts",
+        when: {
+          field: "args:url",
+          op: "in",
+          part: "host",
+          value: ["localhost", "127.0.0.1", "169.254.169.254"],
+        },
+      },
+      { id: "http.allow", tool: "*", effect: "allow", message: "Other fetches are allowed" },
+    ],
+    toolDefault: "deny",
+  },
+};
+
+const check = async (policy: InlinePolicy, args: Record<string, unknown>, name = "http.fetch") =>
+  (await pool.get(policy)).check(toolCall({ name, args }));
+
+describe("urls: fetch only from example.com", () => {
+  it("still allows example.com", async () => {
+    expectAllowed(await check(onlyExample, { url: "https://example.com/a" }), "https://example.com/a");
+    expectAllowed(await check(onlyExample, { url: "https://docs.example.com/a" }), "docs.example.com");
+  });
+
+  const urls = [
+    "https://example.com@evil.test/",
+    "https://example.com:pw@evil.test/",
+    "https://evil.test#@example.com",
+    "https://evil.test\\@example.com/",
+    "https://evil.test\\.example.com/",
+    "https://example.com.evil.test/",
+    "https://example.com%2eevil.test/",
+    "https://evil.test/example.com",
+    "https://evil.test/?u=https://example.com",
+    "https://ex\u0430mple.com/",
+    "https://evil.test",
+    "//evil.test/x",
+    "evil.test/x",
+    "javascript:fetch('https://example.com')",
+    "data:text/html,<script src=https://example.com></script>",
+    "https://evil.test%00.example.com/",
+    "ht tps://example.com/",
+  ];
+  it.each(urls)("refuses url %j", async (url) => {
+    expectRefused(await check(onlyExample, { url }), `fetch ${JSON.stringify(url)}`);
+  });
+
+  it("refuses a second URL beside an allowed one, in any argument", async () => {
+    for (const args of [
+      { url: "https://example.com/", urls: ["https://example.com/", "https://evil.test/"] },
+      { url: "https://example.com/", request: { endpoint: "https://evil.test/" } },
+      { url: "https://example.com/", redirect: "https://evil.test/collect" },
+      { url: ["https://example.com/", "https://evil.test/"] },
+    ]) {
+      expectRefused(await check(onlyExample, args), `fetch ${JSON.stringify(args)}`);
+    }
+  });
+});
+
+describe("urls: never evil.test, loopback or metadata hosts", () => {
+  it("still allows another host", async () => {
+    expectAllowed(await check(blockList, { url: "https://example.org/x" }), "example.org");
+  });
+
+  const urls = [
+    "https://evil.test/",
+    "https://EVIL.TEST/",
+    "https://evil.test./",
+    "https://sub.evil.test/",
+    "HTTPS://Evil.Test:443/x",
+    "https://%65vil.test/",
+    "https://\uff45\uff56\uff49\uff4c.test/",
+    "https://evil\u3002test/",
+    "https://user:pw@evil.test/",
+    "https://example.org@evil.test/",
+    "https://evil.test\\@example.org/",
+    "evil.test/path",
+    "//evil.test/",
+    "http://localhost:8080/admin",
+    "http://LOCALHOST./",
+    "http://127.0.0.1/",
+    "http://127.1/",
+    "http://0x7f.0.0.1/",
+    "http://2130706433/",
+    "http://017700000001/",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://0xa9fea9fe/",
+    "http://2852039166/",
+    "http://169.254.43518/",
+  ];
+  it.each(urls)("refuses url %j", async (url) => {
+    expectRefused(await check(blockList, { url }), `fetch ${JSON.stringify(url)}`);
+  });
+
+  it("refuses the URL wherever it sits in the arguments, whatever the tool", async () => {
+    for (const [name, args] of [
+      ["browser.open", { href: "https://evil.test/" }],
+      ["webhook.post", { endpoint: "https://evil.test/hook" }],
+      ["http.fetch", { url: "https://example.org/", mirrors: ["https://evil.test/"] }],
+      ["http.fetch", { options: { proxy: "http://127.0.0.1:3128" }, url: "https://example.org/" }],
+      ["http.batch", { requests: [{ link: "https://example.org/" }, { link: "https://evil.test/" }] }],
+    ] as const) {
+      expectRefused(await check(blockList, args, name), `${name} ${JSON.stringify(args)}`);
+    }
+  });
+});
