@@ -104,9 +104,11 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
     if (applicable.size === 0) reasons.push("the task falls under no restricted category");
   }
 
-  const undetermined: string[] = [];
-  const callerFacts = facts.caller ? { context: facts.caller.context, input: facts.caller.input } : {};
-  for (const call of facts.toolCalls ?? NO_CALLS) {
+  let undetermined: string[] | undefined;
+  const toolCalls = facts.toolCalls ?? NO_CALLS;
+  const callerFacts =
+    toolCalls.length > 0 && facts.caller ? { context: facts.caller.context, input: facts.caller.input } : {};
+  for (const call of toolCalls) {
     const match = matchToolRule({
       rules: compiled.toolRules,
       call,
@@ -115,6 +117,7 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
       ...compiled.toolScope,
     });
     if (match.undetermined && match.undetermined.length > 0) {
+      undetermined ??= [];
       undetermined.push(`whether the tool rules allow "${call.name}" (${match.undetermined.join("; ")})`);
       continue;
     }
@@ -135,7 +138,7 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
   if (violations.length > 0) {
     return { effect: "deny", violations: asks.length > 0 ? [...violations, ...asks] : violations, reasons };
   }
-  if (undetermined.length > 0) return { effect: "deny", violations: [], reasons, undetermined };
+  if (undetermined) return { effect: "deny", violations: [], reasons, undetermined };
   if (asks.length > 0) return { effect: "ask", violations: asks, reasons };
   return { effect: "allow", violations: [], reasons };
 }
