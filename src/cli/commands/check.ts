@@ -34,6 +34,9 @@ const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).ex
   lastStep: z.boolean().default(false),
 });
 
+/** Engines whose decision depends on the trajectory's steps (the tool call or the temporal rules). */
+const STEPWISE_ENGINES = new Set(["auto", "compiled", "shield"]);
+
 export function registerCheckCommand(options: { program: Command }): void {
   const command = options.program
     .command("check")
@@ -49,7 +52,7 @@ export function registerCheckCommand(options: { program: Command }): void {
     .option("--context <json>", 'structured facts the caller knows, e.g. \'{"identity":"nursing"}\'')
     .option(
       "--all-steps",
-      "with --trajectory: guard every step in order and judge the end, as if the agent had been guarded from the start (the default)",
+      "with --trajectory: guard every step in order and judge the end, as if the agent had been guarded from the start (the default with the auto, compiled and shield engines)",
     )
     .option("--last-step", "with --trajectory: decide only the last step (the earlier ones as its history)")
     .option("--json", "print the Decision as JSON")
@@ -86,7 +89,10 @@ export function registerCheckCommand(options: { program: Command }): void {
             message: "--all-steps needs --trajectory with at least one step",
           });
         }
-        if (!lastStep && subject.trajectory?.length) {
+        // Every step by default with the engines that judge steps; the model engines read the input and
+        // output, the same for every prefix, so they decide once unless --all-steps asks otherwise.
+        const judgesSteps = STEPWISE_ENGINES.has(service.engine ?? "auto");
+        if (subject.trajectory?.length && (allSteps || (!lastStep && judgesSteps))) {
           await replayTrajectory({ guard, policy: loaded!.name, subject, json, engine: service.engine });
           return;
         }
