@@ -25,6 +25,13 @@ export function formatDecision(options: { decision: Decision }): string {
     if (v.source) lines.push(`      from: ${oneLine(v.source, 160)}`);
   }
   lines.push(`  ${oneLine(d.explanation, 300)}`);
+  if (d.views) {
+    // The deterministic floor: what the compiled rules and the model each said, and who decided.
+    const c = d.views.compiled;
+    const compiled = c ? `compiled ${c.verdict}${c.determined ? " (determined)" : " (undetermined)"}` : "";
+    const model = d.views.model ? `model ${d.views.model.verdict}` : "";
+    lines.push(`  views: ${[compiled, model].filter(Boolean).join(" · ")} → ${d.views.decidedBy} decides`);
+  }
   if (d.allowed) lines.push(`  output: ${oneLine(d.output)}`);
   return lines.join("\n");
 }

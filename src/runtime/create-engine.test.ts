@@ -5,6 +5,7 @@
  * undetermined, the model decides as it would alone.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { formatDecision } from "../cli/format-decision.js";
 import { DecisionSchema } from "../core/decision.js";
 import { SubjectSchema } from "../core/subject.js";
 import { createMemoryBank } from "../memory/memory-bank.js";
@@ -63,6 +64,9 @@ describe("createEngine: the deterministic floor under the model engines", () => 
     expect(d.trace?.notes?.join(" ")).toContain("the model's allow does not overrule them");
     expect(d.cost.llmCalls).toBe(2);
     expect(() => DecisionSchema.parse(d)).not.toThrow();
+    expect(formatDecision({ decision: d })).toContain(
+      "views: compiled deny (determined) · model allow → compiled decides",
+    );
   });
 
   it("baseline: a verdict of label 0 does not overrule a determined compiled deny", async () => {
