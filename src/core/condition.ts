@@ -1,9 +1,43 @@
 /**
  * A small, serialisable condition language over facts (a step, a tool call, the agent input). Tool
  * rules and predicate bindings use it, so the compiled engine and the shield decide with the same code.
- * Field paths are dot-separated ("args.to", "context.user.age"); a missing field is `undefined`.
+ *
+ * Every value a rule inspects is chosen by the attacker, so argument values of a known kind (path, url,
+ * email, command; see arg-kinds.ts) are compared in canonical form (src/core/canonical/), never raw:
+ * `startsWith`, `matches`, `eq`… on a path argument see `/etc/passwd` for `/tmp/../etc/passwd`. A value
+ * that cannot be canonicalised is "unknown", and so is every condition whose truth depends on it:
+ * `evaluateConditionTri` is three-valued (Kleene logic) and callers fail closed on unknown.
+ *
+ * Field grammar (see `conditionFieldProblems`):
+ *   args.a.b        one argument (canonical forms when its kind is known); `*` = every element or key
+ *   args:path       every argument of that kind anywhere in the call (also args:url, args:email, args:command)
+ *   raw.args.a      the raw value, never canonicalised
+ *   tool, name, id, format, input, context.…   the call and its caller (raw)
+ * Other fields are read as plain dot paths (the shield's step facts: action, url, elementText…).
+ *
+ * When a comparison sees several values (several arguments, several addresses, several honest readings of
+ * one path) and has no `quantifier`, it is read the STRICT way: `strictWhen` says which truth value of the
+ * whole condition is the stricter outcome (true for deny/ask rules, false for allow rules), `not` flips it,
+ * and a comparison whose truth is the stricter outcome needs one value ("any"), the other needs all.
+ * Several readings of one value are always resolved that way; an explicit quantifier ranges over values.
  */
 import { z } from "zod";
+import { type ArgKind, type ArgLeaf, type ArgLeaves, argLeaves, type PathOptions } from "./arg-kinds.js";
+import {
+  canonicalAddresses,
+  canonicalFlag,
+  canonicalPath,
+  canonicalUrl,
+  type EmailAddress,
+  parseShellCommand,
+  pathMatches,
+  pathWithin,
+  type ShellCommand,
+  shellPipes,
+  type UrlParts,
+} from "./canonical/index.js";
+import type { Canonical } from "./canonical/types.js";
+import { WardenError } from "./errors.js";
 
 export const COMPARISON_OPS = [
   "eq",
@@ -22,8 +56,31 @@ export const COMPARISON_OPS = [
   "ge",
   "exists",
   "empty",
+  "pathWithin",
+  "pathMatches",
+  "invokes",
+  "pipesInto",
 ] as const;
 export type ComparisonOp = (typeof COMPARISON_OPS)[number];
+
+export const QUANTIFIERS = ["any", "all"] as const;
+export type Quantifier = (typeof QUANTIFIERS)[number];
+
+/** Components of a canonical value a comparison may look at instead of the whole. */
+export const VALUE_PARTS = [
+  "scheme",
+  "host",
+  "domain",
+  "port",
+  "path",
+  "href",
+  "userinfo",
+  "address",
+  "local",
+  "basename",
+  "dirname",
+] as const;
+export type ValuePart = (typeof VALUE_PARTS)[number];
 
 export interface Comparison {
   field: string;
@@ -31,15 +88,82 @@ export interface Comparison {
   value?: unknown;
   /** Text comparisons ignore case unless this is true. */
   caseSensitive?: boolean;
+  /** Over several values: "any" one of them, or "all"; absent = the strict reading (see the header). */
+  quantifier?: Quantifier;
+  /** Compare one component of the canonical value (url: scheme…userinfo; email: address, local, domain; path: basename, dirname). */
+  part?: ValuePart;
 }
 export type Condition = Comparison | { all: Condition[] } | { any: Condition[] } | { not: Condition };
 
-export const ComparisonSchema = z.object({
-  field: z.string().min(1),
-  op: z.enum(COMPARISON_OPS),
-  value: z.unknown().optional(),
-  caseSensitive: z.boolean().optional(),
-});
+/** `invokes`: some simple command of the line runs one of the programs with every one of the flags. */
+export interface InvokesValue {
+  program: string | string[];
+  flags?: string[];
+}
+/** `pipesInto`: some data flow from one of the `from` programs into one of the `to` programs ("*" = any). */
+export interface PipesIntoValue {
+  from: string[];
+  to: string[];
+}
+
+const InvokesValueSchema = z
+  .object({
+    program: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    flags: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+const PipesIntoValueSchema = z
+  .object({ from: z.array(z.string().min(1)).min(1), to: z.array(z.string().min(1)).min(1) })
+  .strict();
+const StringOrStrings = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+
+/** Checks the value a comparison's op needs; the problems, none when it is well formed. */
+export function comparisonValueProblems(options: { comparison: Comparison }): string[] {
+  const c = options.comparison;
+  const schema =
+    c.op === "invokes"
+      ? InvokesValueSchema
+      : c.op === "pipesInto"
+        ? PipesIntoValueSchema
+        : c.op === "pathWithin" || c.op === "pathMatches"
+          ? StringOrStrings
+          : undefined;
+  const problems: string[] = [];
+  if (schema) {
+    const parsed = schema.safeParse(c.value);
+    if (!parsed.success) problems.push(`op ${c.op} needs ${VALUE_SHAPES[c.op]}`);
+  }
+  if (c.op === "matches") {
+    try {
+      regex(asText(c.value), c.caseSensitive);
+    } catch (error) {
+      problems.push(`invalid regular expression: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return problems;
+}
+const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
+  invokes: "{ program: string | string[], flags?: string[] }",
+  pipesInto: "{ from: string[], to: string[] }",
+  pathWithin: "a root or a list of roots",
+  pathMatches: "a glob or a list of globs",
+};
+
+export const ComparisonSchema = z
+  .object({
+    field: z.string().min(1),
+    op: z.enum(COMPARISON_OPS),
+    value: z.unknown().optional(),
+    caseSensitive: z.boolean().optional(),
+    quantifier: z.enum(QUANTIFIERS).optional(),
+    part: z.enum(VALUE_PARTS).optional(),
+  })
+  .superRefine((c, ctx) => {
+    for (const problem of comparisonValueProblems({ comparison: c as Comparison })) {
+      if (!problem.startsWith("invalid regular expression"))
+        ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
+    }
+  });
 
 export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
   z.union([
@@ -48,7 +172,75 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
     z.object({ any: z.array(ConditionSchema) }).strict(),
     z.object({ not: ConditionSchema }).strict(),
   ]),
-);
+) as z.ZodType<Condition>;
+
+// ---------------------------------------------------------------------------------------------------
+// Field grammar
+
+type ParsedField =
+  | { type: "args"; segments: string[]; multi: boolean }
+  | { type: "argsKind"; kind: ArgKind }
+  | { type: "raw"; segments: string[]; multi: boolean }
+  | { type: "plain"; segments: string[] };
+
+const KIND_SELECTOR = /^args:(path|url|email|command)$/;
+const fieldCache = new Map<string, ParsedField>();
+
+function parseField(field: string): ParsedField {
+  let parsed = fieldCache.get(field);
+  if (parsed) return parsed;
+  const kind = KIND_SELECTOR.exec(field);
+  if (kind) parsed = { type: "argsKind", kind: kind[1] as ArgKind };
+  else if (field === "args" || field.startsWith("args.")) {
+    const segments = field.split(".").slice(1);
+    parsed = { type: "args", segments, multi: segments.includes("*") };
+  } else if (field === "raw.args" || field.startsWith("raw.args.")) {
+    const segments = field.split(".").slice(2);
+    parsed = { type: "raw", segments, multi: segments.includes("*") };
+  } else parsed = { type: "plain", segments: field.split(".") };
+  if (fieldCache.size > 1000) fieldCache.clear();
+  fieldCache.set(field, parsed);
+  return parsed;
+}
+
+const CALL_FIELDS = new Set(["tool", "name", "id", "format", "input"]);
+
+/**
+ * Why a field is outside the grammar of tool-rule conditions (none when it is in it): `args`, `args.a.b`,
+ * `args.a.*`, `args:path|url|email|command`, `raw.args…`, `tool`, `name`, `id`, `format`, `input`,
+ * `context…`. `compile --check` reports these as errors, since such a field is always undefined.
+ */
+export function conditionFieldProblems(options: { field: string }): string[] {
+  const { field } = options;
+  if (field.startsWith("args:")) {
+    return KIND_SELECTOR.test(field)
+      ? []
+      : [`"${field}": a kind selector is args:path, args:url, args:email or args:command`];
+  }
+  const segments = field.split(".");
+  if (segments.some((s) => s === "")) return [`"${field}" has an empty segment`];
+  const head = segments[0]!;
+  if (head === "args" || (head === "raw" && segments[1] === "args")) return [];
+  if (head === "raw") return [`"${field}": raw. is followed by args (raw.args.…)`];
+  if (segments.includes("*")) return [`"${field}": * is allowed only under args`];
+  if (CALL_FIELDS.has(head)) {
+    return segments.length === 1 || head === "input"
+      ? []
+      : [`"${field}": ${head} is a single value, it has no sub-fields`];
+  }
+  if (head === "context") return [];
+  return [
+    `"${field}" is not a field of a tool call (args…, args:<kind>, raw.args…, tool, name, id, format, input, context…)`,
+  ];
+}
+
+/** Is the field in the tool-rule grammar? With the problem when it is not. */
+export function validateConditionField(options: {
+  field: string;
+}): { ok: true } | { ok: false; problem: string } {
+  const problems = conditionFieldProblems(options);
+  return problems.length === 0 ? { ok: true } : { ok: false, problem: problems[0]! };
+}
 
 export function getPath(facts: unknown, path: string): unknown {
   let current: unknown = facts;
@@ -58,6 +250,153 @@ export function getPath(facts: unknown, path: string): unknown {
   }
   return current;
 }
+
+/** Every value at `segments` below `root`, `*` standing for every element or key. */
+function selectPath(root: unknown, segments: string[]): { segments: string[]; value: unknown }[] {
+  let current: { segments: string[]; value: unknown }[] = [{ segments: [], value: root }];
+  for (const key of segments) {
+    const next: { segments: string[]; value: unknown }[] = [];
+    for (const { segments: at, value } of current) {
+      if (value === null || typeof value !== "object") continue;
+      if (key === "*") {
+        const entries = Array.isArray(value)
+          ? value.map((v, i) => [String(i), v] as const)
+          : Object.entries(value as Record<string, unknown>);
+        for (const [k, v] of entries) next.push({ segments: [...at, k], value: v });
+      } else if (Object.hasOwn(value, key)) {
+        next.push({ segments: [...at, key], value: (value as Record<string, unknown>)[key] });
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Prepared facts: the facts plus what the comparisons compute from them, computed once per check
+
+export interface ConditionScope {
+  /** Kinds the policy declares for this tool's arguments (argument path -> kind), see arg-kinds.ts. */
+  declaredKinds?: Readonly<Record<string, ArgKind | readonly ArgKind[]>>;
+  /** The tool's JSON Schema (MCP `inputSchema`), when known. */
+  inputSchema?: unknown;
+  /**
+   * How paths are canonicalised. Relative paths resolve against `paths.base`, else the caller's absolute
+   * `context.cwd`, else they are undetermined.
+   */
+  paths?: PathOptions;
+}
+
+/** Canonical forms by kind, options and value; bounded in entries and in the length of a cached value. */
+const formCache = new Map<string, Canonical<unknown>>();
+const FORM_CACHE_SIZE = 4096;
+const MAX_CACHED_VALUE = 1024;
+
+/**
+ * Facts with their derived values cached: argument leaves and kinds, canonical forms. Build one per
+ * check with `prepareConditionFacts` and evaluate every rule's condition over it.
+ */
+export class PreparedFacts {
+  readonly facts: unknown;
+  readonly scope: ConditionScope;
+  readonly caseFold: boolean;
+  readonly base: string | undefined;
+  private leavesCache: ArgLeaves | undefined;
+  private leafIndex: Map<string, ArgLeaf> | undefined;
+
+  constructor(facts: unknown, scope: ConditionScope) {
+    this.facts = facts;
+    this.scope = scope;
+    this.caseFold = scope.paths?.caseFold === true;
+    const cwd = getPath(facts, "context.cwd");
+    this.base = scope.paths?.base ?? (typeof cwd === "string" && cwd.startsWith("/") ? cwd : undefined);
+  }
+
+  get args(): unknown {
+    return getPath(this.facts, "args");
+  }
+
+  leaves(): ArgLeaves {
+    if (!this.leavesCache) {
+      this.leavesCache = argLeaves({
+        args: this.args,
+        ...(this.scope.declaredKinds ? { declared: this.scope.declaredKinds } : {}),
+        ...(this.scope.inputSchema !== undefined ? { inputSchema: this.scope.inputSchema } : {}),
+      });
+    }
+    return this.leavesCache;
+  }
+
+  leafAt(segments: string[]): ArgLeaf | undefined {
+    if (!this.leafIndex) {
+      this.leafIndex = new Map(this.leaves().leaves.map((l) => [l.segments.join("\u0000"), l]));
+    }
+    return this.leafIndex.get(segments.join("\u0000"));
+  }
+
+  /** The canonical forms of a value read as `kind` (pure, so cached across checks for short values). */
+  canonical(kind: ArgKind, value: unknown): Canonical<unknown> {
+    if (typeof value !== "string") {
+      return {
+        ok: false,
+        reason: `a ${kind} must be a string, not ${value === null ? "null" : typeof value}`,
+      };
+    }
+    if (value.length > MAX_CACHED_VALUE) return canonicalise(kind, value, this.caseFold, this.base);
+    const key = `${kind}\u0000${this.caseFold ? 1 : 0}\u0000${this.base ?? ""}\u0000${value}`;
+    let result = formCache.get(key);
+    if (!result) {
+      result = canonicalise(kind, value, this.caseFold, this.base);
+      if (formCache.size >= FORM_CACHE_SIZE) formCache.clear();
+      formCache.set(key, result);
+    }
+    return result;
+  }
+
+  /** Every data flow between programs of a command line (`shellPipes`), cached like the forms. */
+  pipes(value: unknown): Canonical<{ from: string; to: string }> {
+    if (typeof value !== "string") {
+      return {
+        ok: false,
+        reason: `a command must be a string, not ${value === null ? "null" : typeof value}`,
+      };
+    }
+    if (value.length > MAX_CACHED_VALUE) return shellPipes({ command: value });
+    const key = `pipes\u0000${value}`;
+    let result = formCache.get(key) as Canonical<{ from: string; to: string }> | undefined;
+    if (!result) {
+      result = shellPipes({ command: value });
+      if (formCache.size >= FORM_CACHE_SIZE) formCache.clear();
+      formCache.set(key, result);
+    }
+    return result;
+  }
+}
+
+function canonicalise(
+  kind: ArgKind,
+  value: unknown,
+  caseFold: boolean,
+  base: string | undefined,
+): Canonical<unknown> {
+  switch (kind) {
+    case "path":
+      return canonicalPath({ path: value, caseFold, ...(base !== undefined ? { base } : {}) });
+    case "url":
+      return canonicalUrl({ url: value as string });
+    case "email":
+      return canonicalAddresses({ value: value as string });
+    case "command":
+      return parseShellCommand({ command: value as string });
+  }
+}
+
+export function prepareConditionFacts(options: { facts: unknown; scope?: ConditionScope }): PreparedFacts {
+  return new PreparedFacts(options.facts, options.scope ?? {});
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Old comparison semantics on one value
 
 function asText(value: unknown): string {
   if (typeof value === "string") return value;
@@ -108,18 +447,32 @@ function regex(pattern: string, caseSensitive: boolean | undefined): RegExp {
   return re;
 }
 
-export function evaluateComparison(c: Comparison, facts: unknown): boolean {
-  const actual = getPath(facts, c.field);
+function isEmpty(actual: unknown): boolean {
+  return (
+    actual === undefined ||
+    actual === null ||
+    actual === "" ||
+    (Array.isArray(actual) && actual.length === 0) ||
+    (typeof actual === "object" && Object.keys(actual as object).length === 0)
+  );
+}
+
+/**
+ * One text/number comparison on one value. `expected` lists what `eq`/`in` accept for each expected
+ * value (the value itself and, on a kinded field, its canonical forms).
+ */
+function testPlain(c: Comparison, actual: unknown, variants: (v: unknown) => unknown[]): boolean {
   const cs = c.caseSensitive;
+  const equalsAny = (v: unknown) => variants(v).some((x) => looseEqual(actual, x, cs));
   switch (c.op) {
     case "eq":
-      return looseEqual(actual, c.value, cs);
+      return equalsAny(c.value);
     case "ne":
-      return !looseEqual(actual, c.value, cs);
+      return !equalsAny(c.value);
     case "in":
-      return asList(c.value).some((v) => looseEqual(actual, v, cs));
+      return asList(c.value).some(equalsAny);
     case "notIn":
-      return !asList(c.value).some((v) => looseEqual(actual, v, cs));
+      return !asList(c.value).some(equalsAny);
     case "contains": {
       if (Array.isArray(actual)) return actual.some((item) => looseEqual(item, c.value, cs));
       return norm(asText(actual), cs).includes(norm(asText(c.value), cs));
@@ -152,21 +505,443 @@ export function evaluateComparison(c: Comparison, facts: unknown): boolean {
     case "exists":
       return actual !== undefined && actual !== null;
     case "empty":
-      return (
-        actual === undefined ||
-        actual === null ||
-        actual === "" ||
-        (Array.isArray(actual) && actual.length === 0) ||
-        (typeof actual === "object" && Object.keys(actual as object).length === 0)
-      );
+      return isEmpty(actual);
+    default:
+      throw new WardenError({ code: "INTERNAL", message: `op ${c.op} is not a plain comparison` });
   }
 }
 
+// ---------------------------------------------------------------------------------------------------
+// Three-valued evaluation
+
+export type Tri = boolean | "unknown";
+export interface TriResult {
+  value: Tri;
+  /** Why the value is unknown (each undetermined value, with its field); empty when it is known. */
+  unknown: string[];
+}
+
+const TRUE: TriResult = { value: true, unknown: [] };
+const FALSE: TriResult = { value: false, unknown: [] };
+const triOf = (b: boolean): TriResult => (b ? TRUE : FALSE);
+
+/** One value a comparison looks at, and the kind it is read as (undefined = raw). */
+interface Subject {
+  raw: unknown;
+  kind: ArgKind | undefined;
+}
+/** The values a field selects; `unknown` when some could not be selected (arguments not walked). */
+interface Selection {
+  subjects: Subject[];
+  multi: boolean;
+  unknown?: string;
+}
+
+const PATH_OPS = new Set<ComparisonOp>(["pathWithin", "pathMatches"]);
+const COMMAND_OPS = new Set<ComparisonOp>(["invokes", "pipesInto"]);
+const PART_KINDS: Record<ValuePart, ArgKind[]> = {
+  scheme: ["url"],
+  host: ["url"],
+  port: ["url"],
+  href: ["url"],
+  userinfo: ["url"],
+  path: ["url"],
+  domain: ["email", "url"],
+  address: ["email"],
+  local: ["email"],
+  basename: ["path"],
+  dirname: ["path"],
+};
+
+/** The kind a comparison reads a value as: forced by its op or part, else the leaf's first kind. */
+function kindFor(c: Comparison, raw: unknown, kinds: readonly ArgKind[]): ArgKind | undefined {
+  if (c.op === "exists" || c.op === "empty") return undefined;
+  if (PATH_OPS.has(c.op)) return "path";
+  if (COMMAND_OPS.has(c.op)) return "command";
+  if (c.part) {
+    const wanted = PART_KINDS[c.part];
+    const known = kinds.find((k) => wanted.includes(k));
+    if (known) return known;
+    if (c.part === "domain")
+      return typeof raw === "string" && raw.includes("@") && !raw.includes("://") ? "email" : "url";
+    return wanted[0];
+  }
+  return kinds[0];
+}
+
+function select(c: Comparison, pf: PreparedFacts): Selection {
+  const field = parseField(c.field);
+  switch (field.type) {
+    case "plain":
+      return { subjects: [{ raw: getPath(pf.facts, c.field), kind: undefined }], multi: false };
+    case "raw": {
+      const found = selectPath(pf.args, field.segments);
+      if (!field.multi) return { subjects: [{ raw: found[0]?.value, kind: undefined }], multi: false };
+      return { subjects: found.map((f) => ({ raw: f.value, kind: undefined })), multi: true };
+    }
+    case "argsKind": {
+      const { leaves, truncated } = pf.leaves();
+      const subjects = leaves
+        .filter((l) => l.kinds.includes(field.kind))
+        .map((l) => ({ raw: l.value as unknown, kind: kindFor(c, l.value, [field.kind]) }));
+      return { subjects, multi: true, ...(truncated ? { unknown: truncated } : {}) };
+    }
+    case "args": {
+      const found = selectPath(pf.args, field.segments);
+      if (found.length === 0 && !field.multi)
+        return { subjects: [{ raw: undefined, kind: undefined }], multi: false };
+      const subjects: Subject[] = [];
+      let multi = field.multi;
+      for (const f of found) {
+        const expanded = expandArray(c, pf, f.segments, f.value);
+        if (expanded) {
+          multi = true;
+          subjects.push(...expanded);
+        } else subjects.push(subjectAt(c, pf, f.segments, f.value));
+      }
+      return { subjects, multi };
+    }
+  }
+}
+
+function subjectAt(c: Comparison, pf: PreparedFacts, segments: string[], raw: unknown): Subject {
+  const kinds = typeof raw === "string" ? (pf.leafAt(segments)?.kinds ?? []) : [];
+  if (raw === undefined || raw === null) return { raw, kind: undefined };
+  return { raw, kind: kindFor(c, raw, kinds) };
+}
+
+/**
+ * An array argument is read element by element when its elements have a kind or the op needs one
+ * (`args.paths pathMatches …` tests every path, not the list's JSON text); otherwise it stays one value,
+ * as before (`contains` tests membership).
+ */
+function expandArray(
+  c: Comparison,
+  pf: PreparedFacts,
+  segments: string[],
+  value: unknown,
+): Subject[] | undefined {
+  if (!Array.isArray(value) || c.op === "exists" || c.op === "empty") return undefined;
+  const elements = selectPath(value, ["*"]).map((e) => ({
+    segments: [...segments, ...e.segments],
+    value: e.value,
+  }));
+  const forced = PATH_OPS.has(c.op) || COMMAND_OPS.has(c.op) || c.part !== undefined;
+  const kinded = elements.some(
+    (e) => typeof e.value === "string" && (pf.leafAt(e.segments)?.kinds.length ?? 0) > 0,
+  );
+  if (!forced && !kinded) return undefined;
+  const out: Subject[] = [];
+  for (const e of elements) {
+    out.push(...(expandArray(c, pf, e.segments, e.value) ?? [subjectAt(c, pf, e.segments, e.value)]));
+  }
+  return out;
+}
+
+/**
+ * The units a subject contributes to the comparison: each unit is one value for the quantifier, with its
+ * alternative readings (resolved strictly), or unknown. An e-mail list gives one unit per address, a
+ * command line one per simple command; a path or URL one unit with its honest readings.
+ */
+type Unit = { readings: unknown[] } | { unknown: string } | { result: boolean };
+
+function projectUrl(form: UrlParts, part: ValuePart | undefined): unknown {
+  return (form as unknown as Record<string, unknown>)[part ?? "href"];
+}
+
+function basename(path: string): string {
+  if (path === "/") return "/";
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+function dirname(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i <= 0 ? "/" : path.slice(0, i);
+}
+
+function projectPath(path: string, part: ValuePart | undefined): string {
+  if (part === "basename") return basename(path);
+  if (part === "dirname") return dirname(path);
+  return path;
+}
+
+function commandText(cmd: ShellCommand): string {
+  return [cmd.program, ...cmd.args].join(" ");
+}
+
+function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
+  const { raw, kind } = subject;
+  if ((raw === undefined || raw === null) && (PATH_OPS.has(c.op) || COMMAND_OPS.has(c.op))) {
+    // No path or command at all: the op is false (like `startsWith` on a missing value), never unknown.
+    return [{ result: false }];
+  }
+  if (kind === undefined) return [{ readings: [raw] }];
+  if (c.op === "pipesInto") {
+    const flows = pf.pipes(raw);
+    if (!flows.ok) return [{ unknown: flows.reason }];
+    return [{ result: flows.forms.some((f) => pipeMatches(c, f)) }];
+  }
+  const canonical = pf.canonical(kind, raw);
+  if (!canonical.ok) return [{ unknown: canonical.reason }];
+  switch (kind) {
+    case "path":
+      return [{ readings: (canonical.forms as string[]).map((p) => projectPath(p, c.part)) }];
+    case "url":
+      return [{ readings: (canonical.forms as UrlParts[]).map((u) => projectUrl(u, c.part)) }];
+    case "email":
+      return (canonical.forms as EmailAddress[]).map((a) => ({
+        readings: [(a as unknown as Record<string, unknown>)[c.part ?? "address"]],
+      }));
+    case "command": {
+      const commands = canonical.forms as ShellCommand[];
+      if (c.op === "invokes") return [invokesUnit(c, commands)];
+      return commands.map((cmd) => ({ readings: [commandText(cmd)] }));
+    }
+  }
+}
+
+function programMatches(c: Comparison, program: string, wanted: string): boolean {
+  return norm(program, c.caseSensitive) === norm(wanted, c.caseSensitive);
+}
+
+/** A program name as a policy writes it (`rm`, `/bin/rm`) compared as the parser reports programs. */
+function programName(program: string): string {
+  const trimmed = program.trim();
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+}
+
+const flagCache = new WeakMap<Comparison, Map<string, string[]>>();
+
+/** An `invokes` comparison's flags in the parser's canonical names for `program` (cached per comparison). */
+function wantedFlags(c: Comparison, value: InvokesValue, program: string): string[] {
+  let byProgram = flagCache.get(c);
+  if (!byProgram) {
+    byProgram = new Map();
+    flagCache.set(c, byProgram);
+  }
+  let wanted = byProgram.get(program);
+  if (!wanted) {
+    wanted = (value.flags ?? []).flatMap((flag) => canonicalFlag({ program, flag }));
+    if (byProgram.size >= 256) byProgram.clear();
+    byProgram.set(program, wanted);
+  }
+  return wanted;
+}
+
+/**
+ * Some simple command runs one of the programs with every flag: true; none does, but one runs such a
+ * program with flags that a variable could supply: unknown; else false.
+ */
+function invokesUnit(c: Comparison, commands: ShellCommand[]): Unit {
+  const value = c.value as InvokesValue;
+  const programs = (typeof value.program === "string" ? [value.program] : value.program).map(programName);
+  let maybe = false;
+  for (const cmd of commands) {
+    if (!programs.some((p) => programMatches(c, cmd.program, p))) continue;
+    const wanted = wantedFlags(c, value, cmd.program);
+    if (wanted.every((f) => cmd.flags.includes(f))) return { result: true };
+    if (cmd.unknownFlags) maybe = true;
+  }
+  return maybe ? { unknown: "a variable in the command may supply the flags" } : { result: false };
+}
+
+function pipeMatches(c: Comparison, flow: { from: string; to: string }): boolean {
+  const value = c.value as PipesIntoValue;
+  const hit = (list: string[], program: string) =>
+    list.some((p) => p === "*" || programMatches(c, program, p));
+  return hit(value.from, flow.from) && hit(value.to, flow.to);
+}
+
+const rootCache = new Map<string, string[]>();
+
+/** A policy's roots in canonical form (same case folding and base as the paths they are compared with). */
+function canonicalRoots(value: unknown, pf: PreparedFacts): string[] {
+  const key = JSON.stringify([value, pf.caseFold, pf.base ?? null]);
+  let roots = rootCache.get(key);
+  if (!roots) {
+    roots = [];
+    for (const root of asList(value)) {
+      const canonical = canonicalPath({
+        path: root,
+        caseFold: pf.caseFold,
+        ...(pf.base !== undefined ? { base: pf.base } : {}),
+      });
+      if (!canonical.ok) {
+        throw new WardenError({
+          code: "INVALID_POLICY",
+          message: `pathWithin root ${JSON.stringify(root)} is not a path: ${canonical.reason}`,
+        });
+      }
+      roots.push(...canonical.forms);
+    }
+    if (rootCache.size > 1000) rootCache.clear();
+    rootCache.set(key, roots);
+  }
+  return roots;
+}
+
+const variantCache = new Map<string, unknown[]>();
+
+/** What `eq`/`in` accept for one expected value on a field of `kind`: the value and its canonical forms. */
+function expectedVariants(kind: ArgKind | undefined, part: ValuePart | undefined, pf: PreparedFacts) {
+  return (v: unknown): unknown[] => {
+    if (kind === undefined || kind === "command" || part !== undefined || typeof v !== "string") return [v];
+    const key = JSON.stringify([kind, v, pf.caseFold, pf.base ?? null]);
+    let out = variantCache.get(key);
+    if (!out) {
+      const canonical = canonicalise(kind, v, pf.caseFold, pf.base);
+      out = [v];
+      if (canonical.ok) {
+        if (kind === "path") out.push(...canonical.forms);
+        else if (kind === "url") out.push(...(canonical.forms as UrlParts[]).map((u) => u.href));
+        else out.push(...(canonical.forms as EmailAddress[]).map((a) => a.address));
+      }
+      if (variantCache.size > 1000) variantCache.clear();
+      variantCache.set(key, out);
+    }
+    return out;
+  };
+}
+
+/**
+ * Path-operator results by comparison (the policy's objects live as long as the policy) and path: paths
+ * repeat across checks, and a glob list or a set of roots is compiled and tested once per path.
+ */
+const pathResults = new WeakMap<Comparison, Map<string, boolean>>();
+
+function testPathOp(c: Comparison, pf: PreparedFacts, path: string): boolean {
+  let results = pathResults.get(c);
+  if (!results) {
+    results = new Map();
+    pathResults.set(c, results);
+  }
+  const key = `${pf.caseFold ? 1 : 0}\u0000${pf.base ?? ""}\u0000${path}`;
+  let result = results.get(key);
+  if (result === undefined) {
+    result =
+      c.op === "pathWithin"
+        ? pathWithin({ path, roots: canonicalRoots(c.value, pf) })
+        : pathMatches({ path, globs: asList(c.value) as string[], caseFold: pf.caseFold });
+    if (results.size >= 1024) results.clear();
+    if (path.length <= MAX_CACHED_VALUE) results.set(key, result);
+  }
+  return result;
+}
+
+function testReading(c: Comparison, pf: PreparedFacts, kind: ArgKind | undefined, reading: unknown): boolean {
+  if (c.op === "pathWithin" || c.op === "pathMatches") return testPathOp(c, pf, reading as string);
+  return testPlain(c, reading, expectedVariants(kind, c.part, pf));
+}
+
+/** Several values, combined by the quantifier (Kleene any/all). */
+function quantify(values: TriResult[], quantifier: Quantifier): TriResult {
+  const decisive = quantifier === "any";
+  const unknown: string[] = [];
+  for (const v of values) {
+    if (v.value === decisive) return triOf(decisive);
+    if (v.value === "unknown") unknown.push(...v.unknown);
+  }
+  return unknown.length > 0 ? { value: "unknown", unknown } : triOf(!decisive);
+}
+
+const checked = new WeakSet<Comparison>();
+
+/** Rejects a malformed value of the structured ops once per comparison object (policies are long-lived). */
+function checkValueShape(c: Comparison): void {
+  if (checked.has(c) || !VALUE_SHAPES[c.op]) return;
+  const problems = comparisonValueProblems({ comparison: c });
+  if (problems.length > 0) {
+    throw new WardenError({ code: "INVALID_POLICY", message: `${c.field} ${c.op}: ${problems.join("; ")}` });
+  }
+  checked.add(c);
+}
+
+function evaluateComparisonTri(c: Comparison, pf: PreparedFacts, strict: boolean): TriResult {
+  checkValueShape(c);
+  const selection = select(c, pf);
+  const why = (reason: string) => `${c.field}: ${reason}`;
+  if ((c.op === "exists" || c.op === "empty") && selection.multi) {
+    // On a selector of several values these ask about the set: is there any value / is every value empty.
+    const present = selection.subjects.filter((s) => s.raw !== undefined && s.raw !== null);
+    if (c.op === "exists" && present.length > 0) return TRUE;
+    if (c.op === "empty" && !selection.subjects.every((s) => isEmpty(s.raw))) return FALSE;
+    return selection.unknown
+      ? { value: "unknown", unknown: [why(selection.unknown)] }
+      : triOf(c.op === "empty");
+  }
+  const quantifier = c.quantifier ?? (strict ? "any" : "all");
+  const results: TriResult[] = [];
+  for (const subject of selection.subjects) {
+    for (const unit of unitsOf(c, pf, subject)) {
+      if ("unknown" in unit) results.push({ value: "unknown", unknown: [why(unit.unknown)] });
+      else if ("result" in unit) results.push(triOf(unit.result));
+      else {
+        // Honest alternative readings of one value: the strict one wins.
+        const test = (r: unknown) => testReading(c, pf, subject.kind, r);
+        results.push(triOf(strict ? unit.readings.some(test) : unit.readings.every(test)));
+      }
+    }
+  }
+  if (selection.unknown) results.push({ value: "unknown", unknown: [why(selection.unknown)] });
+  return quantify(results, quantifier);
+}
+
+function evaluateTri(condition: Condition, pf: PreparedFacts, strict: boolean): TriResult {
+  if ("all" in condition) {
+    const unknown: string[] = [];
+    for (const c of condition.all) {
+      const r = evaluateTri(c, pf, strict);
+      if (r.value === false) return FALSE;
+      if (r.value === "unknown") unknown.push(...r.unknown);
+    }
+    return unknown.length > 0 ? { value: "unknown", unknown } : TRUE;
+  }
+  if ("any" in condition) {
+    const unknown: string[] = [];
+    for (const c of condition.any) {
+      const r = evaluateTri(c, pf, strict);
+      if (r.value === true) return TRUE;
+      if (r.value === "unknown") unknown.push(...r.unknown);
+    }
+    return unknown.length > 0 ? { value: "unknown", unknown } : FALSE;
+  }
+  if ("not" in condition) {
+    const r = evaluateTri(condition.not, pf, !strict);
+    return r.value === "unknown" ? r : triOf(!r.value);
+  }
+  return evaluateComparisonTri(condition, pf, strict);
+}
+
+/**
+ * Three-valued truth of a condition. `strictWhen` is the truth value of the whole condition that gives
+ * the stricter outcome (true for deny/ask rules, false for allow rules): comparisons over several values
+ * are read so as to reach it. `facts` may be prepared once per check (`prepareConditionFacts`) and reused
+ * for every rule; `scope` applies when they are not. Throws WardenError INVALID_POLICY on a malformed
+ * comparison value and SyntaxError on an invalid regular expression.
+ */
+export function evaluateConditionTri(options: {
+  condition: Condition;
+  facts: unknown;
+  strictWhen: boolean;
+  scope?: ConditionScope;
+}): TriResult {
+  const pf =
+    options.facts instanceof PreparedFacts
+      ? options.facts
+      : prepareConditionFacts({ facts: options.facts, ...(options.scope ? { scope: options.scope } : {}) });
+  return evaluateTri(options.condition, pf, options.strictWhen);
+}
+
+/** One comparison, two-valued (unknown reads as false). */
+export function evaluateComparison(c: Comparison, facts: unknown): boolean {
+  return evaluateConditionTri({ condition: c, facts, strictWhen: true }).value === true;
+}
+
+/**
+ * Two-valued truth for callers that cannot carry "unknown" (the shield's bindings): comparisons read the
+ * way a deny rule reads them, and unknown counts as false.
+ */
 export function evaluateCondition(condition: Condition, facts: unknown): boolean {
-  if ("all" in condition) return condition.all.every((c) => evaluateCondition(c, facts));
-  if ("any" in condition) return condition.any.some((c) => evaluateCondition(c, facts));
-  if ("not" in condition) return !evaluateCondition(condition.not, facts);
-  return evaluateComparison(condition, facts);
+  return evaluateConditionTri({ condition, facts, strictWhen: true }).value === true;
 }
 
 /** Every field path a condition reads, for verification against the vocabulary. */

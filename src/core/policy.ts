@@ -5,6 +5,7 @@
  * and circuits. Every compiled rule keeps `source`: the request sentence or policy clause it came from.
  */
 import { z } from "zod";
+import { ArgumentKindsSchema, PathOptionsSchema } from "./arg-kinds.js";
 import { ConditionSchema } from "./condition.js";
 
 export const POLICY_SCHEMA_VERSION = 1;
@@ -212,6 +213,14 @@ export const RulesSchema = z
     toolRules: z.array(ToolRuleSchema).optional(),
     /** Effect for a tool call no tool rule matches. */
     toolDefault: z.enum(EFFECTS).optional(),
+    /**
+     * Kinds of tool arguments, so conditions compare their canonical forms: tool glob -> argument path
+     * (dot-separated, `*` = any element or key; a path covers everything below it) -> path | url | email |
+     * command. Kinds are also learned from the tool's inputSchema, argument names and value shapes.
+     */
+    argumentKinds: ArgumentKindsSchema.optional(),
+    /** How paths are canonicalised: `caseFold` (case-insensitive file system), `base` for relative paths. */
+    paths: PathOptionsSchema.optional(),
     predicates: z.array(PredicateSchema).optional(),
     temporalRules: z.array(TemporalRuleSchema).optional(),
     clauses: z.array(ClauseSchema).optional(),

@@ -2,16 +2,24 @@
  * Picks the effect of a policy's tool rules for one call. Semantics:
  * - A rule applies when its `tool` pattern matches the call's name (see tool-glob.ts) and its `when`
  *   condition, if any, holds over the facts `{ ...facts, tool, name, args, id, format }`.
+ * - Conditions are three-valued (src/core/condition.ts): argument values of a known kind are compared in
+ *   canonical form, and a value that cannot be canonicalised makes the condition unknown. A deny/ask
+ *   rule's condition is read the strict way with `strictWhen: true`, an allow rule's with `false`.
  * - Among the rules that apply, the strictest effect wins: deny beats ask beats allow (an explicit deny
  *   cannot be overridden by a broader or narrower allow; "deny all but X" is written as a deny
  *   `toolDefault` plus allow rules).
+ * - When no rule applies, the effect is `default` (fail-closed "deny" unless the caller says otherwise).
+ * - A rule whose condition is unknown may or may not apply. If the outcome with and without such rules
+ *   can differ, the match is `undetermined` (the reasons, by rule id) and its effect is the strictest
+ *   possible one; the caller fails closed on it or asks a model. If every possibility ends in the same
+ *   effect, the unknown does not matter and the match is determined.
  * - The rule reported as the reason is the most specific one with the winning effect (exact name over
  *   glob, more literal characters over fewer, a `when` condition over none), ties broken by order.
- * - When no rule applies, the effect is `default` (fail-closed "deny" unless the caller says otherwise).
  * - A condition that cannot be evaluated (an invalid regular expression, say) counts as holding for
  *   deny and ask rules and as not holding for allow rules, so an error never loosens the policy.
  */
-import { evaluateCondition } from "../../../../core/condition.js";
+import type { ArgKind, ArgumentKinds, PathOptions } from "../../../../core/arg-kinds.js";
+import { evaluateConditionTri, PreparedFacts } from "../../../../core/condition.js";
 import type { Effect, ToolRule } from "../../../../core/policy.js";
 import { matchesToolGlob, toolGlobSpecificity } from "./tool-glob.js";
 import type { ToolCall } from "./types.js";
@@ -20,27 +28,73 @@ export interface ToolRuleMatch {
   effect: Effect;
   /** The rule that decided; absent when no rule applied and `default` was used. */
   rule?: ToolRule;
-  /** Every rule that applied, in policy order. */
+  /** Every rule that certainly applied, in policy order. */
   matches: ToolRule[];
   defaulted: boolean;
   reason: string;
   /** Conditions that could not be evaluated, by rule id. */
   errors?: string[];
+  /**
+   * Set when the effect depends on conditions whose truth is unknown ("<rule id>: <field>: <why>"); the
+   * effect is then the strictest possible outcome, and callers should fail closed or ask a model.
+   */
+  undetermined?: string[];
 }
 
 const STRICTNESS: Record<Effect, number> = { allow: 0, ask: 1, deny: 2 };
+const BY_STRICTNESS: Effect[] = ["allow", "ask", "deny"];
 
 function specificity(rule: ToolRule): number {
   return toolGlobSpecificity({ pattern: rule.tool }) * 2 + (rule.when ? 1 : 0);
 }
 
+const declaredCache = new WeakMap<ArgumentKinds, Map<string, Record<string, ArgKind[]> | undefined>>();
+
+/** The declarations of `rules.argumentKinds` whose tool glob matches the call, merged (cached per tool). */
+export function declaredKindsFor(options: {
+  argumentKinds: ArgumentKinds | undefined;
+  tool: string;
+}): Record<string, ArgKind[]> | undefined {
+  const { argumentKinds, tool } = options;
+  if (!argumentKinds) return undefined;
+  let byTool = declaredCache.get(argumentKinds);
+  if (!byTool) {
+    byTool = new Map();
+    declaredCache.set(argumentKinds, byTool);
+  }
+  if (byTool.has(tool)) return byTool.get(tool);
+  let out: Record<string, ArgKind[]> | undefined;
+  for (const [pattern, kinds] of Object.entries(argumentKinds)) {
+    if (!matchesToolGlob({ pattern, name: tool })) continue;
+    out ??= {};
+    for (const [path, kind] of Object.entries(kinds)) out[path] = [...(out[path] ?? []), kind];
+  }
+  if (byTool.size >= 1024) byTool.clear();
+  byTool.set(tool, out);
+  return out;
+}
+
+/** The rule with the winning effect among `rules` (strictest, then most specific, then first). */
+function strictestRule(rules: readonly ToolRule[]): ToolRule {
+  let best = rules[0]!;
+  for (const rule of rules.slice(1)) {
+    const stricter = STRICTNESS[rule.effect] - STRICTNESS[best.effect];
+    if (stricter > 0 || (stricter === 0 && specificity(rule) > specificity(best))) best = rule;
+  }
+  return best;
+}
+
 export function matchToolRule(options: {
   rules: readonly ToolRule[];
-  call: Pick<ToolCall, "name" | "args"> & Partial<Pick<ToolCall, "id" | "format">>;
+  call: Pick<ToolCall, "name" | "args"> & Partial<Pick<ToolCall, "id" | "format" | "inputSchema">>;
   /** Effect when no rule applies (the policy's `toolDefault`); "deny" when not given. */
   default?: Effect;
   /** Further facts conditions may read, e.g. `{ context, input }`; the call's own fields take precedence. */
   facts?: Record<string, unknown>;
+  /** The policy's `rules.argumentKinds` (tool glob -> argument path -> kind). */
+  argumentKinds?: ArgumentKinds;
+  /** The policy's `rules.paths` (caseFold, base; `base` wins over `context.cwd`). */
+  paths?: PathOptions;
 }): ToolRuleMatch {
   const { call } = options;
   const facts = {
@@ -51,39 +105,76 @@ export function matchToolRule(options: {
     ...(call.id !== undefined ? { id: call.id } : {}),
     ...(call.format !== undefined ? { format: call.format } : {}),
   };
+  const declaredKinds = declaredKindsFor({ argumentKinds: options.argumentKinds, tool: call.name });
+  // One prepared view per call: argument kinds and canonical forms are computed once for every rule.
+  const prepared = new PreparedFacts(facts, {
+    ...(declaredKinds ? { declaredKinds } : {}),
+    ...(call.inputSchema !== undefined ? { inputSchema: call.inputSchema } : {}),
+    ...(options.paths ? { paths: options.paths } : {}),
+  });
   const matches: ToolRule[] = [];
+  const maybe: { rule: ToolRule; reasons: string[] }[] = [];
   const errors: string[] = [];
   for (const rule of options.rules) {
     if (!matchesToolGlob({ pattern: rule.tool, name: call.name })) continue;
     if (rule.when) {
-      let holds: boolean;
+      let holds: boolean | "unknown";
       try {
-        holds = evaluateCondition(rule.when, facts);
+        const result = evaluateConditionTri({
+          condition: rule.when,
+          facts: prepared,
+          strictWhen: rule.effect !== "allow",
+        });
+        holds = result.value;
+        if (holds === "unknown") maybe.push({ rule, reasons: result.unknown.map((r) => `${rule.id}: ${r}`) });
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
         errors.push(`${rule.id}: ${why}`);
         holds = rule.effect !== "allow";
       }
-      if (!holds) continue;
+      if (holds !== true) continue;
     }
     matches.push(rule);
   }
   const errorPart = errors.length > 0 ? { errors } : {};
-  if (matches.length === 0) {
-    const effect = options.default ?? "deny";
+  const fallback = options.default ?? "deny";
+
+  // The outcomes the unknown rules allow: with every, some or none of them applying.
+  const certain = matches.length > 0 ? STRICTNESS[strictestRule(matches).effect] : undefined;
+  const possible = maybe.map((m) => STRICTNESS[m.rule.effect]);
+  const withAll = Math.max(certain ?? -1, ...possible);
+  const strictest = certain === undefined ? Math.max(withAll, STRICTNESS[fallback]) : withAll;
+  const loosest = certain !== undefined ? certain : Math.min(STRICTNESS[fallback], ...possible);
+  const undetermined = strictest !== loosest ? maybe.flatMap((m) => m.reasons) : undefined;
+
+  if (undetermined) {
+    const effect = BY_STRICTNESS[strictest]!;
+    // Name the strictest rule that may apply; the default when it is the strictest outcome.
+    const candidates = [...matches, ...maybe.map((m) => m.rule)].filter((r) => r.effect === effect);
+    const rule = candidates.length > 0 ? strictestRule(candidates) : undefined;
+    const why = `undetermined: ${undetermined.join("; ")}`;
     return {
       effect,
+      ...(rule ? { rule } : {}),
+      matches,
+      defaulted: rule === undefined,
+      reason: rule
+        ? `${effect}, as rule ${rule.id} (${rule.tool}) may apply (${why}): ${rule.message}`
+        : `${effect}, the default for "${call.name}", as the rules that may apply are ${why}`,
+      ...errorPart,
+      undetermined,
+    };
+  }
+  if (matches.length === 0) {
+    return {
+      effect: fallback,
       matches,
       defaulted: true,
-      reason: `no tool rule applies to "${call.name}"; default effect ${effect}`,
+      reason: `no tool rule applies to "${call.name}"; default effect ${fallback}`,
       ...errorPart,
     };
   }
-  let best = matches[0]!;
-  for (const rule of matches.slice(1)) {
-    const stricter = STRICTNESS[rule.effect] - STRICTNESS[best.effect];
-    if (stricter > 0 || (stricter === 0 && specificity(rule) > specificity(best))) best = rule;
-  }
+  const best = strictestRule(matches);
   return {
     effect: best.effect,
     rule: best,

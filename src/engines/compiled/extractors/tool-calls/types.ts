@@ -29,6 +29,11 @@ export interface ToolCall {
   rawArguments?: string;
   /** Why the arguments could not be read. */
   error?: string;
+  /**
+   * The tool's JSON Schema for its arguments (MCP `inputSchema` from `tools/list`), when the caller knows
+   * it: argument kinds (path, url, email, command) are learned from it (src/core/arg-kinds.ts).
+   */
+  inputSchema?: unknown;
 }
 
 export interface ToolCallsResult {
