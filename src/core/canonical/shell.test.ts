@@ -1,0 +1,535 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  canonicalFlag,
+  MAX_COMMAND_LENGTH,
+  parseShellCommand,
+  type ShellCommand,
+  shellPipes,
+} from "./shell.js";
+
+function forms(command: string): ShellCommand[] {
+  const result = parseShellCommand({ command });
+  if (!result.ok) throw new Error(`expected a reading of ${JSON.stringify(command)}, got: ${result.reason}`);
+  return result.forms;
+}
+
+/** The forms running `program`, each as its sorted flags. */
+function flagsOf(command: string, program: string): string[][] {
+  return forms(command)
+    .filter((f) => f.program === program)
+    .map((f) => [...f.flags].sort());
+}
+
+/** The set of (program, sorted flags) pairs, the part of a reading that policies compare. */
+function signature(command: string): string[] {
+  const result = parseShellCommand({ command });
+  if (!result.ok) return [`undetermined`];
+  return [
+    ...new Set(result.forms.map((f) => `${f.program} ${[...new Set(f.flags)].sort().join(",")}`)),
+  ].sort();
+}
+
+function flows(command: string): string[] {
+  const result = shellPipes({ command });
+  if (!result.ok) throw new Error(`expected flows of ${JSON.stringify(command)}, got: ${result.reason}`);
+  return result.forms.map((f) => `${f.from}>${f.to}`).sort();
+}
+
+const RF = ["force", "recursive"];
+
+describe("parseShellCommand: the attacker's spellings of one command read the same", () => {
+  const cases: [string, string, string[]][] = [
+    ["rm -rf /srv", "rm", RF],
+    ["rm -fr /srv", "rm", RF],
+    ["rm -r -f /srv", "rm", RF],
+    ["rm -R /srv", "rm", ["recursive"]],
+    ["rm --recursive --force /srv", "rm", RF],
+    ["rm -f -r /srv", "rm", RF],
+    ["rm /srv -rf", "rm", RF],
+    ["rm -Rf /srv", "rm", RF],
+    ["rm --rec --for /srv", "rm", RF],
+    ["rm --r --f /srv", "rm", RF],
+    ["rm -{r,f} /srv", "rm", RF],
+    ["rm {-r,-f} /srv", "rm", RF],
+    ["rm -{f..f} -{R..R} /srv", "rm", RF],
+    ["$'\\x72m' -rf x", "rm", RF],
+    ["r\\\nm -rf x", "rm", RF],
+    ["/bin/rm -rf x", "rm", RF],
+    ["\\rm -rf x", "rm", RF],
+    ['"rm" -rf x', "rm", RF],
+    ["r''m -rf x", "rm", RF],
+    ['r"m" -rf x', "rm", RF],
+    ["$'rm' -rf x", "rm", RF],
+    ['$"rm" -rf x', "rm", RF],
+    ["sudo rm -rf x", "rm", RF],
+    ["sudo -u root -- rm -rf x", "rm", RF],
+    ["sudo -E -H rm -rf x", "rm", RF],
+    ["sudo -iu root rm -rf x", "rm", RF],
+    ["sudo -uroot rm -rf x", "rm", RF],
+    ["sudo --user root rm -rf x", "rm", RF],
+    ["coproc rm -rf x", "rm", RF],
+    ["coproc job { rm -rf x; }", "rm", RF],
+    ["toybox rm -rf x", "rm", RF],
+    ["xargs -n1 -P 4 rm -rf", "rm", RF],
+    ["doas -u root rm -rf x", "rm", RF],
+    ["env A=1 rm -rf x", "rm", RF],
+    ["env -i -u HOME A=1 B=2 rm -rf x", "rm", RF],
+    ["A=1 B=2 rm -rf x", "rm", RF],
+    ["nohup rm -rf x &", "rm", RF],
+    ["time rm -rf x", "rm", RF],
+    ["nice -n 5 rm -rf x", "rm", RF],
+    ["nice -5 rm -rf x", "rm", RF],
+    ["exec rm -rf x", "rm", RF],
+    ["command rm -rf x", "rm", RF],
+    ["builtin command rm -rf x", "rm", RF],
+    ["timeout 5 rm -rf x", "rm", RF],
+    ["timeout -s KILL 5s rm -rf x", "rm", RF],
+    ["busybox rm -rf x", "rm", RF],
+    ["stdbuf -oL rm -rf x", "rm", RF],
+    ["stdbuf -o L rm -rf x", "rm", RF],
+    ["sudo env A=1 nice -n 2 timeout 9 nohup /usr/bin/rm -rf x", "rm", RF],
+    ["echo ok && rm -rf x", "rm", RF],
+    ["false || rm -rf x", "rm", RF],
+    ["true; rm -rf x", "rm", RF],
+    ["sleep 1 & rm -rf x", "rm", RF],
+    ["echo ok\nrm -rf x", "rm", RF],
+    ["echo ok | rm -rf x", "rm", RF],
+    ["echo ok |& rm -rf x", "rm", RF],
+    ["(rm -rf x)", "rm", RF],
+    ["( cd /; rm -rf x )", "rm", RF],
+    ["{ rm -rf x; }", "rm", RF],
+    ["if true; then rm -rf x; fi", "rm", RF],
+    ["if rm -rf x; then :; fi", "rm", RF],
+    ["while true; do rm -rf x; done", "rm", RF],
+    ["for f in a b; do rm -rf x; done", "rm", RF],
+    ["! rm -rf x", "rm", RF],
+    ["f() { rm -rf x; }; f", "rm", RF],
+    ["function f { rm -rf x; }", "rm", RF],
+    ["sh -c 'rm -rf x'", "rm", RF],
+    ['bash -c "rm -rf x"', "rm", RF],
+    ["bash -lc 'rm -rf x'", "rm", RF],
+    ["bash -ec 'rm -rf x'", "rm", RF],
+    ["zsh -c 'cd /; rm -rf x'", "rm", RF],
+    ["dash -c 'rm -rf x'", "rm", RF],
+    ["ksh -c 'rm -rf x'", "rm", RF],
+    ["busybox sh -c 'rm -rf x'", "rm", RF],
+    ["bash <<< 'rm -rf x'", "rm", RF],
+    ['bash -c "echo \\$(rm -rf x)"', "rm", RF],
+    ["sh -c \"sh -c 'rm -rf x'\"", "rm", RF],
+    ["echo $(rm -rf x)", "rm", RF],
+    ['echo "$(rm -rf x)"', "rm", RF],
+    ["echo `rm -rf x`", "rm", RF],
+    ['echo "`rm -rf x`"', "rm", RF],
+    ['bash -c "echo \\`rm -rf x\\`"', "rm", RF],
+    ["echo $(echo $(rm -rf x))", "rm", RF],
+    ["cat <(rm -rf x)", "rm", RF],
+    ["tee >(rm -rf x)", "rm", RF],
+    ["echo $((1 + $(rm -rf x)))", "rm", RF],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+    ["echo ${X:-$(rm -rf x)}", "rm", RF],
+    ["X=$(rm -rf x)", "rm", RF],
+    ["cat <<EOF\n$(rm -rf x)\nEOF", "rm", RF],
+    ["eval 'rm -rf x'", "rm", RF],
+    ['eval "rm -rf x"', "rm", RF],
+    ["eval rm -rf x", "rm", RF],
+    ["find . -exec rm -rf {} \\;", "rm", RF],
+    ["find . -name '*.log' -execdir rm -rf {} +", "rm", RF],
+    ["find . -ok rm -rf {} ';'", "rm", RF],
+    ["xargs rm -rf", "rm", RF],
+    ["ls | xargs -0 -n 1 rm -rf", "rm", RF],
+    ["xargs -I {} rm -rf {}", "rm", RF],
+    ["su -c 'rm -rf x'", "rm", RF],
+    ["sudo -s 'rm -rf x'", "rm", RF],
+    ["watch -n 5 'rm -rf x'", "rm", RF],
+    ["trap 'rm -rf x' EXIT", "rm", RF],
+    ["alias ls='rm -rf x'", "rm", RF],
+    ["env -S 'rm -rf x'", "rm", RF],
+    ["flock /tmp/l rm -rf x", "rm", RF],
+    ["flock /tmp/l -c 'rm -rf x'", "rm", RF],
+    ["2>/dev/null rm -rf x", "rm", RF],
+    ["rm -rf x 2>&1 >/dev/null", "rm", RF],
+    ["rm -rf x &>/dev/null", "rm", RF],
+    ["echo a#b; rm -rf x", "rm", RF],
+    ["rm \\\n -rf x", "rm", RF],
+    ["git push --force", "git", ["force"]],
+    ["git push -f origin main", "git", ["force"]],
+    ["git push --force-with-lease", "git", ["force"]],
+    ["git push --force-with-lease=main:abc origin", "git", ["force"]],
+    ["git push origin +main", "git", ["force"]],
+    ["git -C /repo push -f", "git", ["C", "force"]],
+    ["cp -r a b", "cp", ["recursive"]],
+    ["chmod -R 777 /", "chmod", ["recursive"]],
+    ["chown --recursive u /", "chown", ["recursive"]],
+    ["chgrp -R g /", "chgrp", ["recursive"]],
+    ["mv -f a b", "mv", ["force"]],
+  ];
+  it.each(cases)("%j runs %s with %j", (command, program, flags) => {
+    expect(flagsOf(command, program)).toContainEqual([...flags].sort());
+  });
+
+  it("keeps letters and long names of unknown programs as written, without dashes", () => {
+    expect(flagsOf("tar -xzf a.tgz --strip-components=1", "tar")).toEqual([
+      ["f", "strip-components", "x", "z"],
+    ]);
+    expect(flagsOf("find . -name x -delete", "find")).toEqual([["delete", "name"]]);
+  });
+
+  it("reads `<<` inside arithmetic as a shift, not a here-document that would hide the next lines", () => {
+    expect(flagsOf("echo $((1 << 2))\nrm -rf x", "rm")).toEqual([RF]);
+    expect(flagsOf("(( x = 1 << 2 ))\nrm -rf x", "rm")).toEqual([RF]);
+    expect(flagsOf("cat <<-EOF\n\tdata\n\tEOF\nrm -rf x", "rm")).toEqual([RF]);
+  });
+
+  it("ends options at `--`", () => {
+    expect(flagsOf("rm -- -rf", "rm")).toEqual([[]]);
+    expect(flagsOf("rm -f -- -r", "rm")).toEqual([["force"]]);
+  });
+
+  it("gives a wrapper its own options only, and the wrapped command its own", () => {
+    const [sudo, rm] = forms("sudo -u root rm -rf x");
+    expect(sudo).toMatchObject({ program: "sudo", flags: ["u"], args: ["-u", "root", "rm", "-rf", "x"] });
+    expect(rm).toMatchObject({
+      program: "rm",
+      flags: ["recursive", "force"],
+      args: ["-rf", "x"],
+      raw: "rm -rf x",
+    });
+    expect(flagsOf("sh -c 'rm -rf x'", "sh")).toEqual([["c"]]);
+    expect(flagsOf("find . -exec rm -rf {} ;", "find")).toEqual([["exec"]]);
+  });
+
+  it("lists every simple command of a line", () => {
+    expect(forms("cd /tmp && ls -la | grep x; echo done").map((f) => f.program)).toEqual([
+      "cd",
+      "ls",
+      "grep",
+      "echo",
+    ]);
+  });
+
+  it("reads comments, here-doc bodies and quoted text as data, not commands", () => {
+    expect(forms("ls # ; rm -rf x").map((f) => f.program)).toEqual(["ls"]);
+    expect(forms("echo '; rm -rf x'").map((f) => f.program)).toEqual(["echo"]);
+    expect(forms("echo \"; rm -rf x\" '$(rm -rf x)'").map((f) => f.program)).toEqual(["echo"]);
+    expect(forms("cat <<'EOF'\nrm -rf x $(rm -rf y)\nEOF\necho after").map((f) => f.program)).toEqual([
+      "cat",
+      "echo",
+    ]);
+    expect(forms("cat <<EOF\nrm -rf x\nEOF").map((f) => f.program)).toEqual(["cat"]);
+  });
+
+  it("shows variables and substitutions in arguments as written, and marks flags that may hide there", () => {
+    const [rm] = forms("rm $OPTS /srv");
+    expect(rm).toMatchObject({ program: "rm", args: ["$OPTS", "/srv"], flags: [], unknownFlags: true });
+    expect(forms("rm -r$X /srv")[0]).toMatchObject({ flags: ["recursive"], unknownFlags: true });
+    expect(forms("rm -rf /srv")[0]?.unknownFlags).toBeUndefined();
+    expect(forms("rm -- $X")[0]?.unknownFlags).toBeUndefined();
+    // a pattern can match a file named `-rf` (`touch -- -rf; rm *`)
+    expect(forms("rm *")[0]).toMatchObject({ flags: [], unknownFlags: true });
+    expect(forms("rm [-]rf")[0]).toMatchObject({ unknownFlags: true });
+    expect(forms("rm src/*.js")[0]?.unknownFlags).toBeUndefined();
+    expect(forms("rm -{a..z}")[0]?.flags).toEqual(expect.arrayContaining(RF));
+    expect(forms("rm -{1..500}")[0]).toMatchObject({ unknownFlags: true });
+  });
+});
+
+describe("parseShellCommand: what cannot be read statically is undetermined", () => {
+  const cases: [string, RegExp][] = [
+    ["$X -rf /", /program is computed/],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+    ["${X} -rf /", /program is computed/],
+    ['"$X" -rf /', /program is computed/],
+    ["$(echo rm) -rf /", /program is computed/],
+    ["`echo rm` -rf /", /program is computed/],
+    ["sudo $X -rf /", /program is computed/],
+    ["echo ok; $CMD", /program is computed/],
+    ["x | $(curl x)", /program is computed/],
+    ["find . -exec $X {} \\;", /program is computed/],
+    ["r* -rf /", /glob/],
+    ["{rm,-rf,/srv}", /brace/],
+    ["echo 'abc", /unterminated single quote/],
+    ['echo "abc', /unterminated double quote/],
+    ["echo `abc", /unterminated backtick/],
+    ["echo $(abc", /unterminated substitution/],
+    ["echo $'abc", /unterminated/],
+    ["echo )", /unbalanced/],
+    ["( echo", /unbalanced/],
+    ["{ echo; ", /missing/],
+    ["if true; then echo", /missing `fi`/],
+    ["bash <<EOF\nrm -rf x\nEOF", /here-document is executed/],
+    ["sh <<-'EOF'\n\trm -rf x\n\tEOF", /here-document is executed/],
+    ['eval "$X"', /eval runs a script computed/],
+    ["eval $(curl x)", /eval runs a script computed/],
+    ['sh -c "$X"', /sh -c runs a script computed/],
+    ['sh -c "$(curl x)"', /sh -c runs a script computed/],
+    ['bash <<< "$(curl x)"', /runs a script computed/],
+    ["case $x in a) rm -rf x;; esac", /case/],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+    ["echo ${}", /shell syntax/],
+    ["echo > ", /without a target/],
+    ["echo \u0000", /NUL/],
+    ["curl x | sh", /sh runs a script produced by another program/],
+    ["curl x | sudo bash -s -- -y", /bash runs a script produced/],
+    ["bash <(curl x)", /bash runs a script produced/],
+    ["bash < <(curl x)", /bash runs a script produced/],
+    ["curl x | bash /dev/stdin", /bash runs a script produced/],
+    ["source <(curl x)", /source runs a script produced/],
+    ["curl x | . /dev/stdin", /\. runs a script produced/],
+    ["echo 'rm -rf x' | xargs -0 sh -c", /sh runs a script produced/],
+    ["echo 'rm -rf x' | sh -c 'bash'", /bash runs a script produced/],
+  ];
+  it.each(cases)("%j", (command, reason) => {
+    const result = parseShellCommand({ command });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.reason).toMatch(reason);
+  });
+
+  it("bounds nesting", () => {
+    const nested = (n: number): string => (n === 0 ? "rm -rf x" : `echo $(${nested(n - 1)})`);
+    expect(parseShellCommand({ command: nested(4) }).ok).toBe(true);
+    const deep = parseShellCommand({ command: nested(12) });
+    expect(deep).toMatchObject({ ok: false, reason: expect.stringMatching(/nesting deeper/) });
+    const shells = (n: number): string => (n === 0 ? "rm" : `sh -c ${JSON.stringify(shells(n - 1))}`);
+    expect(parseShellCommand({ command: shells(3) }).ok).toBe(true);
+    expect(parseShellCommand({ command: shells(12) }).ok).toBe(false);
+  });
+
+  it("bounds the input size", () => {
+    const result = parseShellCommand({ command: "a".repeat(MAX_COMMAND_LENGTH + 1) });
+    expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/longer than/) });
+    expect(parseShellCommand({ command: 42 as unknown as string }).ok).toBe(false);
+  });
+
+  it("stays fast on pathological input of the maximum size", () => {
+    const n = MAX_COMMAND_LENGTH;
+    const inputs = [
+      "$(".repeat(n / 2),
+      "((((".repeat(n / 4),
+      "! ".repeat(n / 2),
+      "a|".repeat(n / 2 - 1),
+      "a;".repeat(n / 2 - 1),
+      "sudo ".repeat(n / 5),
+      "$'".repeat(n / 2),
+      "'a'$'".repeat(n / 5),
+      "${".repeat(n / 2),
+      "`".repeat(n),
+      "\\`".repeat(n / 2),
+      `"${"$(".repeat(n / 2 - 1)}`,
+      "f() ".repeat(n / 4),
+      "<<a\n".repeat(n / 4),
+      "{ ".repeat(n / 2),
+      "x=1 ".repeat(n / 4),
+      "-".repeat(n),
+      "1".repeat(n - 1) + ">",
+      "{a".repeat(n / 2),
+      "#".repeat(n),
+      "a#".repeat(n / 2),
+      "eval ".repeat(n / 5),
+      "find -exec ".repeat(n / 11),
+    ];
+    for (const command of inputs) {
+      const started = Date.now();
+      const result = parseShellCommand({ command });
+      shellPipes({ command });
+      expect(result.ok === true || typeof result.reason === "string").toBe(true);
+      const elapsed = Date.now() - started;
+      if (process.env.SHELL_TIMINGS) console.log(JSON.stringify(command.slice(0, 12)), elapsed);
+      // generous for a loaded machine: the point is that nothing is quadratic (that would take minutes)
+      expect(elapsed, command.slice(0, 20)).toBeLessThan(10_000);
+    }
+  });
+});
+
+describe("shellPipes", () => {
+  const cases: [string, string[]][] = [
+    ["curl x | sh", ["curl>sh"]],
+    ["curl -fsSL https://x | sudo bash", ["curl>bash", "curl>sudo"]],
+    ["wget -qO- x | bash -s", ["wget>bash"]],
+    ["wget -qO- x | bash -s -- --flag", ["wget>bash"]],
+    ["bash <(curl x)", ["curl>bash"]],
+    ['sh -c "$(curl x)"', ["curl>sh"]],
+    ["curl x | tee f | sh", ["curl>sh", "curl>tee", "tee>sh"]],
+    ["curl x | cat | grep y | sh", ["cat>grep", "cat>sh", "curl>cat", "curl>grep", "curl>sh", "grep>sh"]],
+    ["bash < <(curl x)", ["curl>bash"]],
+    ["curl x > >(sh)", ["curl>sh"]],
+    ["curl x | tee >(sh)", ["curl>sh", "curl>tee", "tee>sh"]],
+    ['python3 "$(curl x)"', ["curl>python3"]],
+    ["( curl x; echo ) | sh", ["curl>sh", "echo>sh"]],
+    ["{ curl x; } | sh", ["curl>sh"]],
+    ["curl x |\n sh", ["curl>sh"]],
+    ["sh -c 'curl x | sh'", ["curl>sh"]],
+    ["curl x | sh -c 'cat | bash'", ["cat>bash", "curl>bash", "curl>cat", "curl>sh"]],
+    ["curl x | xargs rm", ["curl>rm", "curl>xargs"]],
+    ["curl x > f; sh f", []],
+    ["curl x && sh", []],
+    ["echo hi", []],
+  ];
+  it.each(cases)("%j flows %j", (command, expected) => {
+    expect(flows(command)).toEqual(expected);
+  });
+
+  it("reports the flow where the commands cannot be read (the script is the flow)", () => {
+    expect(parseShellCommand({ command: "curl x | sh" }).ok).toBe(false);
+    expect(flows("curl x | sh")).toEqual(["curl>sh"]);
+    expect(flows("source <(curl x)")).toEqual(["curl>source"]);
+    expect(flows("curl x | xargs sh -c")).toEqual(["curl>sh", "curl>xargs"]);
+  });
+
+  it("is undetermined where the commands are", () => {
+    expect(shellPipes({ command: "curl x | $SHELL" }).ok).toBe(false);
+    expect(shellPipes({ command: "curl 'x | sh" }).ok).toBe(false);
+    expect(shellPipes({ command: 'sh -c "$X"' }).ok).toBe(false);
+    expect(shellPipes({ command: "bash <<EOF\ncurl x\nEOF" }).ok).toBe(false);
+  });
+});
+
+describe("canonicalFlag", () => {
+  it("maps every spelling a policy may write to the parser's name", () => {
+    for (const flag of ["-r", "r", "-R", "R", "--recursive", "recursive"])
+      expect(canonicalFlag({ program: "rm", flag })).toEqual(["recursive"]);
+    for (const flag of ["-f", "f", "--force", "force"])
+      expect(canonicalFlag({ program: "rm", flag })).toEqual(["force"]);
+    expect(canonicalFlag({ program: "/bin/rm", flag: "-rf" })).toEqual(["recursive", "force"]);
+    for (const flag of ["-f", "--force", "force-with-lease", "--force-with-lease"])
+      expect(canonicalFlag({ program: "git", flag })).toEqual(["force"]);
+    expect(canonicalFlag({ program: "ls", flag: "-la" })).toEqual(["l", "a"]);
+    expect(canonicalFlag({ program: "ls", flag: "--all" })).toEqual(["all"]);
+    expect(canonicalFlag({ program: "find", flag: "-delete" })).toEqual(["delete"]);
+    expect(canonicalFlag({ program: "constructor", flag: "toString" })).toEqual(["toString"]);
+    expect(canonicalFlag({ program: "rm", flag: "--" })).toEqual([]);
+    expect(canonicalFlag({ program: "rm", flag: "--rec" })).toEqual(["recursive"]);
+    expect(canonicalFlag({ program: "git", flag: "--force-w" })).toEqual(["force"]);
+  });
+
+  it("agrees with the parser for any flag spelling", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("rm", "cp", "mv", "chmod", "git", "ls", "tar"),
+        fc.constantFrom("r", "R", "f", "a", "x", "recursive", "force", "force-with-lease", "all"),
+        (program, name) => {
+          const spelled = name.length === 1 ? `-${name}` : `--${name}`;
+          const parsed = forms(`${program} ${spelled}`)[0]?.flags;
+          expect(parsed).toEqual(canonicalFlag({ program, flag: name }));
+          expect(parsed).toEqual(canonicalFlag({ program, flag: spelled }));
+        },
+      ),
+    );
+  });
+});
+
+describe("properties", () => {
+  const shellish = fc.string({
+    unit: fc.constantFrom(
+      ..."abrm -f$(){}[]*?'\"`\\;|&<>#!=\n\t~/.,0123456789".split(""),
+      "$(",
+      "<(",
+      "<<",
+      "${",
+      "sh -c ",
+      "eval ",
+      "sudo ",
+      "find . -exec ",
+      "case ",
+      "if ",
+      "fi",
+      "done",
+      "do ",
+    ),
+    maxLength: 60,
+  });
+
+  it("never throws: every string is read or undetermined with a reason", () => {
+    const check = (command: string): void => {
+      const parsed = parseShellCommand({ command });
+      const piped = shellPipes({ command });
+      for (const result of [parsed, piped]) {
+        if (result.ok) expect(Array.isArray(result.forms)).toBe(true);
+        else expect(result.reason.length).toBeGreaterThan(0);
+      }
+      if (parsed.ok)
+        for (const f of parsed.forms) {
+          expect(typeof f.program).toBe("string");
+          expect(f.program).not.toContain("/");
+          expect(f.program).not.toContain("\u0000");
+          for (const flag of f.flags) expect(typeof flag).toBe("string");
+        }
+    };
+    fc.assert(fc.property(fc.string({ maxLength: 80 }), check), { numRuns: 500 });
+    fc.assert(fc.property(shellish, check), { numRuns: 3000 });
+  });
+
+  // A model line: simple commands (program, short flags, operands) joined by separators.
+  const programs = fc.constantFrom("rm", "cp", "ls", "git", "grep", "chmod", "mv", "tar");
+  const letters = fc.uniqueArray(fc.constantFrom(..."rRfalxvnz".split("")), { maxLength: 5 });
+  const operand = fc.constantFrom("x", "/srv", "a.txt", "push", "origin");
+  const simple = fc.record({
+    program: programs,
+    flags: letters,
+    operands: fc.array(operand, { maxLength: 2 }),
+  });
+  const line = fc.record({
+    commands: fc.array(simple, { minLength: 1, maxLength: 4 }),
+    separators: fc.array(fc.constantFrom(" && ", " || ", "; ", " | ", " & ", "\n"), {
+      minLength: 4,
+      maxLength: 4,
+    }),
+  });
+  type Simple = { program: string; flags: string[]; operands: string[] };
+  type Spelling = { gap: string; merge: boolean; reverse: boolean; quote: (p: string) => string };
+
+  const render = (commands: Simple[], separators: string[], s: Spelling): string =>
+    commands
+      .map((c) => {
+        const flags = s.reverse ? [...c.flags].reverse() : c.flags;
+        const flagWords =
+          flags.length === 0 ? [] : s.merge ? [`-${flags.join("")}`] : flags.map((f) => `-${f}`);
+        return [s.quote(c.program), ...flagWords, ...c.operands].join(s.gap);
+      })
+      .reduce((acc, cmd, i) => (i === 0 ? cmd : acc + separators[i - 1] + cmd), "");
+
+  const spelling = fc.record({
+    gap: fc.constantFrom(" ", "  ", "\t", " \\\n "),
+    merge: fc.boolean(),
+    reverse: fc.boolean(),
+    quote: fc.constantFrom(
+      (p: string) => p,
+      (p: string) => `"${p}"`,
+      (p: string) => `'${p}'`,
+      (p: string) => `\\${p}`,
+      (p: string) => `${p.slice(0, 1)}''${p.slice(1)}`,
+      (p: string) => `/usr/bin/${p}`,
+    ),
+  });
+
+  it("spaces, split or merged short flags, flag order and quoting never change the (program, flags) pairs", () => {
+    fc.assert(
+      fc.property(line, spelling, spelling, ({ commands, separators }, a, b) => {
+        const plain: Spelling = { gap: " ", merge: false, reverse: false, quote: (p) => p };
+        const reference = signature(render(commands, separators, plain));
+        expect(reference).not.toEqual(["undetermined"]);
+        expect(signature(render(commands, separators, a))).toEqual(reference);
+        expect(signature(render(commands, separators, b))).toEqual(reference);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("wrapping a line in a shell, a substitution or a group never loses a (program, flags) pair", () => {
+    fc.assert(
+      fc.property(line, ({ commands, separators }) => {
+        const text = render(commands, separators, { gap: " ", merge: true, reverse: false, quote: (p) => p });
+        const inner = signature(text);
+        for (const wrapped of [
+          `sh -c '${text}'`,
+          `echo "$(${text})"`,
+          `( ${text} )`,
+          `{ ${text}\n}`,
+          `eval '${text}'`,
+        ])
+          for (const pair of inner) expect(signature(wrapped)).toContain(pair);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,1509 @@
+/**
+ * Canonical reading of shell command lines: every simple command a POSIX shell (bash, in the details)
+ * would run, with its program and its flags in one canonical spelling, and every data flow from one
+ * program into another.
+ *
+ * Why: a policy that says "never `rm -rf`" must not be bypassed by `rm -fr`, `\rm -r -f`, `sudo rm …`,
+ * `echo ok && rm …`, `sh -c 'rm …'`, `$(rm …)` or `find … -exec rm …`. So the reading is deliberately
+ * over-inclusive (anything that might run is a form) and whatever cannot be read statically — a
+ * variable or substitution in the program position, an unterminated quote, an executed here-doc, `eval`
+ * of something computed, nesting past a bound — is undetermined and fails closed.
+ *
+ * How: a small bounded scanner walks the raw text once, respecting quotes, and cuts out what
+ * `shell-quote` does not model (`$(…)`, backticks, `<(…)`/`>(…)`, here-doc bodies, comments, newlines,
+ * line continuations, `2>` descriptors), leaving placeholders; `shell-quote` then splits the rest into
+ * words and operators; a recursive-descent reader builds the commands, unwraps wrappers (`sudo`, `env`,
+ * `xargs`, …) and parses script bodies (`sh -c`, `eval`, substitutions) recursively up to a depth limit.
+ * Everything is linear in the input up to the nesting depth; no regular expression can backtrack badly.
+ */
+import { parse as shellQuoteParse } from "shell-quote";
+import type { Canonical } from "./types.js";
+
+/** One simple command, as the shell would run it. */
+export interface ShellCommand {
+  /** The program's basename, quoting and escapes removed (`/bin/rm`, `\rm`, `r''m` → `rm`). */
+  program: string;
+  /** The words after the program, unquoted; variables and substitutions shown as written (`$X`, `$(…)`). */
+  args: string[];
+  /** Canonical flag names: short clusters split, per-program synonyms mapped to one name, no dashes. */
+  flags: string[];
+  /** The command as read: program and arguments joined by spaces (a normalised rendering, not a slice). */
+  raw: string;
+  /**
+   * Set when some argument before `--` is a variable or substitution that could expand to further flags
+   * (`rm $OPTS /srv`): `flags` then lists only the literal ones, and a flag condition is undetermined.
+   */
+  unknownFlags?: true;
+}
+
+/** Input bound: longer command lines are undetermined rather than read slowly. */
+export const MAX_COMMAND_LENGTH = 64 * 1024;
+/** Nesting bound for substitutions, `sh -c` bodies and `eval` inside one another. */
+export const MAX_NESTING = 8;
+const MAX_GROUP_NESTING = 64;
+const MAX_WRAPPERS = 32;
+const MAX_COMMANDS = 512;
+const MAX_SUBSTITUTIONS = 512;
+/** All text scanned in one analysis (bodies of `sh -c`, `eval`… are scanned again): a bound on the work. */
+const MAX_SCANNED = 4 * MAX_COMMAND_LENGTH;
+
+// ---------------------------------------------------------------------------------------------------
+// Public API
+
+/** Every simple command anywhere in `command`, or undetermined with the first reason found. */
+export function parseShellCommand({ command }: { command: string }): Canonical<ShellCommand> {
+  const analysis = analyse(command);
+  const problem = analysis.problems[0];
+  if (problem) return { ok: false, reason: problem.reason };
+  return { ok: true, forms: analysis.nodes.map(toShellCommand) };
+}
+
+/**
+ * Every data flow from one program into another (`a | b`, `b <(a)`, `b "$(a)"`, `b -c "$(a)"`,
+ * `a > >(b)`), transitively through intermediate programs (`curl x | tee f | sh` gives curl → tee,
+ * curl → sh, tee → sh). A script body computed by a substitution (`sh -c "$(curl x)"`) is reported as
+ * the flow it is, not as undetermined; anything else undetermined for `parseShellCommand` is here too.
+ */
+export function shellPipes({ command }: { command: string }): Canonical<{ from: string; to: string }> {
+  const analysis = analyse(command);
+  const problem = analysis.problems.find((p) => !p.flowReported);
+  if (problem) return { ok: false, reason: problem.reason };
+  return { ok: true, forms: flowPairs(analysis) };
+}
+
+/**
+ * The canonical name(s) the parser gives a flag of `program`, in any spelling a policy may write:
+ * `"-r"`, `"r"`, `"--recursive"`, `"recursive"` → `["recursive"]` for rm; a short cluster `"-rf"` →
+ * `["recursive", "force"]`; `--name=value` drops the value. A bare word of one letter is a short flag,
+ * of several letters a long name.
+ */
+export function canonicalFlag({ program, flag }: { program: string; flag: string }): string[] {
+  const prog = basename(program.trim());
+  const f = flag.trim();
+  if (f.startsWith("--")) return f.length > 2 ? longFlag(prog, f.slice(2)) : [];
+  if (f.startsWith("-")) return f.length > 1 ? dashFlag(prog, f) : [];
+  if (f.length === 1) return [shortFlag(prog, f)];
+  return f.length > 0 ? longFlag(prog, f) : [];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Flags
+
+const RECURSIVE_SYNONYMS: Record<string, string> = { r: "recursive", R: "recursive", recursive: "recursive" };
+const FORCE_SYNONYMS: Record<string, string> = { f: "force", force: "force" };
+
+/** Per-program synonyms: every spelling maps to one canonical name. */
+const FLAG_SYNONYMS = new Map<string, Record<string, string>>(
+  Object.entries({
+    rm: { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
+    cp: { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
+    mv: { ...FORCE_SYNONYMS },
+    chmod: { ...RECURSIVE_SYNONYMS },
+    chown: { ...RECURSIVE_SYNONYMS },
+    chgrp: { ...RECURSIVE_SYNONYMS },
+    // `-f` is `--force` for every git subcommand that has it (push, clean, branch, checkout, add, rm, tag…).
+    git: { ...FORCE_SYNONYMS, "force-with-lease": "force", "force-if-includes": "force" },
+  }),
+);
+
+/** A synonym lookup that never reaches `Object.prototype` (`constructor`, `__proto__` are plain words). */
+function synonym(program: string, name: string): string {
+  const table = FLAG_SYNONYMS.get(program);
+  return table && Object.hasOwn(table, name) ? (table[name] as string) : name;
+}
+
+/** Programs whose options are single-dash long words (`find -exec`, `find -delete`). */
+const SINGLE_DASH_LONG = new Set(["find"]);
+
+function shortFlag(program: string, letter: string): string {
+  return synonym(program, letter);
+}
+
+/**
+ * A long option (value after `=` dropped). GNU getopt and git accept any unambiguous prefix
+ * (`rm --rec` is `--recursive`), so a prefix of a name in the synonym table maps to it; a prefix of
+ * several maps to all of them (the program would refuse it; reading more is the safe side).
+ */
+function longFlag(program: string, name: string): string[] {
+  const bare = name.split("=")[0] ?? name;
+  if (bare === "") return [];
+  const table = FLAG_SYNONYMS.get(program);
+  if (!table || Object.hasOwn(table, bare)) return [synonym(program, bare)];
+  const expanded = Object.keys(table)
+    .filter((long) => long.length > 1 && long.startsWith(bare))
+    .map((long) => table[long] as string);
+  return expanded.length > 0 ? unique(expanded) : [bare];
+}
+
+/** `-x`, `-xyz` (a cluster of short flags) or, for find-like programs, `-name` (one long word). */
+function dashFlag(program: string, word: string): string[] {
+  if (SINGLE_DASH_LONG.has(program)) return longFlag(program, word.slice(1));
+  return Array.from(word.slice(1), (letter) => shortFlag(program, letter));
+}
+
+const MAX_BRACE_WORD = 256;
+const MAX_BRACE_RESULTS = 64;
+
+/**
+ * Bash brace expansion of one word (`-{r,f}` → `-r -f`, `{-r,-f}`, `-{a..c}`), so flags cannot hide in
+ * it; null when the word is too long or expands too far (then the flags are unknown). Quoting is not
+ * known here, so a quoted brace expands too: that only reads more flags.
+ */
+function expandBraces(word: string): string[] | null {
+  if (!word.includes("{")) return [word];
+  if (word.length > MAX_BRACE_WORD) return null;
+  const results: string[] = [];
+  const pending = [word];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    const alternatives = firstBrace(current);
+    if (!alternatives) results.push(current);
+    else pending.push(...alternatives);
+    if (results.length + pending.length > MAX_BRACE_RESULTS) return null;
+  }
+  return results;
+}
+
+/** The words one brace of `word` expands to, or null when it has no expandable brace. */
+function firstBrace(word: string): string[] | null {
+  for (let open = word.indexOf("{"); open >= 0; open = word.indexOf("{", open + 1)) {
+    let depth = 0;
+    const commas: number[] = [];
+    for (let j = open; j < word.length; j++) {
+      const c = word[j];
+      if (c === "{") depth += 1;
+      else if (c === ",") {
+        if (depth === 1) commas.push(j);
+      } else if (c === "}" && --depth === 0) {
+        const head = word.slice(0, open);
+        const tail = word.slice(j + 1);
+        const inner = word.slice(open + 1, j);
+        if (commas.length > 0) {
+          const cuts = [open, ...commas, j];
+          return cuts.slice(1).map((cut, i) => head + word.slice((cuts[i] as number) + 1, cut) + tail);
+        }
+        const range = braceRange(inner);
+        if (range) return range.map((item) => head + item + tail);
+        break;
+      }
+    }
+  }
+  return null;
+}
+
+/** `a..e`, `1..5`: the items, bounded; null when not a range. */
+function braceRange(inner: string): string[] | null {
+  const m = /^(-?\d{1,6}|[A-Za-z])\.\.(-?\d{1,6}|[A-Za-z])$/.exec(inner);
+  if (!m) return null;
+  const [from, to] = [m[1] as string, m[2] as string];
+  const numeric = /\d/.test(from) && /\d/.test(to);
+  const a = numeric ? Number(from) : from.charCodeAt(0);
+  const b = numeric ? Number(to) : to.charCodeAt(0);
+  // too long a range: more items than the caller accepts, so it gives up (flags unknown)
+  if (Math.abs(b - a) >= MAX_BRACE_RESULTS) return Array.from({ length: MAX_BRACE_RESULTS + 1 }, () => "");
+  const step = a <= b ? 1 : -1;
+  const items: string[] = [];
+  for (let v = a; step > 0 ? v <= b : v >= b; v += step)
+    items.push(numeric ? String(v) : String.fromCharCode(v));
+  return items;
+}
+
+interface FlagReading {
+  flags: string[];
+  unknown: boolean;
+}
+
+/** The canonical flags of a command's arguments: options end at `--`; GNU-style, flags may follow operands. */
+function readFlags(program: string, args: Word[]): FlagReading {
+  const flags: string[] = [];
+  let unknown = false;
+  const isGitPush = program === "git" && args.some((a) => a.text === "push");
+  for (const arg of args) {
+    if (arg.text === "--") break;
+    if (isDynamic(arg)) {
+      // `$OPTS` may expand to `-rf`; the literal part of `-r$X` still counts.
+      unknown = true;
+      const literal = arg.text.split("\u0000")[0] ?? "";
+      if (literal.startsWith("-") && !literal.startsWith("--")) flags.push(...dashFlag(program, literal));
+      continue;
+    }
+    // a pattern that can match a file named `-rf` passes it as flags (`touch -- -rf; rm *`)
+    if (/^[*?[]/.test(arg.text)) unknown = true;
+    const words = expandBraces(arg.text);
+    if (!words) unknown = true;
+    for (const text of words ?? [arg.text]) {
+      if (text.startsWith("--") && text.length > 2) flags.push(...longFlag(program, text.slice(2)));
+      else if (text.startsWith("-") && text.length > 1) flags.push(...dashFlag(program, text));
+      else if (isGitPush && text.startsWith("+") && text.length > 1) flags.push("force"); // `+main` force-pushes
+    }
+  }
+  return { flags: unique(flags), unknown };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Stage 1: the bounded scanner
+
+type SubKind = "command" | "process-in" | "process-out" | "arith" | "heredoc";
+
+interface Substitution {
+  kind: SubKind;
+  /** The text as written, for rendering arguments. */
+  source: string;
+  body: Scanned;
+}
+
+/** A command text with substitutions cut out (placeholders `${\0S<n>}`) and comments, newlines normalised. */
+interface Scanned {
+  text: string;
+  subs: Substitution[];
+}
+
+type ScanFailure = { fail: string };
+type Scan<T> = T | ScanFailure;
+
+function failed<T>(value: Scan<T>): value is ScanFailure {
+  return typeof value === "object" && value !== null && "fail" in value;
+}
+
+/** Shared across a whole analysis: substitutions that may still be cut out, characters still to scan. */
+interface Budget {
+  subs: number;
+  chars: number;
+}
+
+interface Cursor {
+  src: string;
+  pos: number;
+  budget: Budget;
+}
+
+interface PendingHeredoc {
+  delimiter: string;
+  stripTabs: boolean;
+  quoted: boolean;
+  /** Index of the output chunk that receives the body's substitution placeholders. */
+  slot: number;
+}
+
+const placeholder = (n: number): string => "${\u0000S" + n + "}";
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
+const isNameChar = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9_]/.test(c);
+const WORD_BREAK = new Set([" ", "\t", "\n", ";", "&", "|", "(", ")", "<", ">"]);
+
+/**
+ * Scans shell text in unquoted context until the end (closer null) or an unmatched `)` (closer ")",
+ * consumed). Emits the text for shell-quote with substitutions replaced by placeholders.
+ */
+function scanList(cur: Cursor, depth: number, closer: ")" | null, arith = false): Scan<Scanned> {
+  if (depth > MAX_NESTING) return { fail: `nesting deeper than ${MAX_NESTING} levels` };
+  const out: string[] = [];
+  const subs: Substitution[] = [];
+  const pending: PendingHeredoc[] = [];
+  const { src } = cur;
+  let parenDepth = 0;
+  let paramDepth = 0;
+  let wordStart = true;
+  /** Inside `(( … ))` (the paren depth it ends at): `<<` is a shift there, not a here-document. */
+  let arithEnd: number | null = null;
+
+  const addSub = (kind: SubKind, start: number, body: Scanned): Scan<string> => {
+    if (--cur.budget.subs < 0) return { fail: `more than ${MAX_SUBSTITUTIONS} substitutions` };
+    subs.push({ kind, source: src.slice(start, cur.pos), body });
+    return placeholder(subs.length - 1);
+  };
+
+  while (cur.pos < src.length) {
+    const c = src[cur.pos] as string;
+    const next = src[cur.pos + 1];
+    const start = cur.pos;
+
+    if (c === "\\") {
+      if (next === "\n") {
+        cur.pos += 2; // line continuation
+        continue;
+      }
+      out.push(next === undefined ? "" : c + next);
+      cur.pos += 2;
+      wordStart = false;
+      continue;
+    }
+    if (c === "'") {
+      const end = src.indexOf("'", cur.pos + 1);
+      if (end < 0) return { fail: "unterminated single quote" };
+      out.push(src.slice(cur.pos, end + 1));
+      cur.pos = end + 1;
+      wordStart = false;
+      continue;
+    }
+    if (c === '"') {
+      const dq = scanDouble(cur, depth, subs, '"');
+      if (failed(dq)) return dq;
+      out.push(dq);
+      wordStart = false;
+      continue;
+    }
+    if (c === "$") {
+      wordStart = false;
+      if (next === "'") {
+        const end = ansiCEnd(src, cur.pos + 2);
+        if (end < 0) return { fail: "unterminated $'…' quote" };
+        out.push(src.slice(cur.pos, end + 1));
+        cur.pos = end + 1;
+        continue;
+      }
+      if (next === '"') {
+        cur.pos += 1; // `$"…"` (locale translation) reads as `"…"`
+        continue;
+      }
+      if (next === "#") {
+        out.push("$#"); // the argument count, not a comment
+        cur.pos += 2;
+        continue;
+      }
+      if (next === "(") {
+        const kind: SubKind = src[cur.pos + 2] === "(" ? "arith" : "command";
+        cur.pos += 2;
+        const body = scanList(cur, depth + 1, ")", kind === "arith");
+        if (failed(body)) return body;
+        const ph = addSub(kind, start, body);
+        if (failed(ph)) return ph;
+        out.push(ph);
+        continue;
+      }
+      if (next === "{") paramDepth += 1;
+      out.push(next === "{" ? "${" : "$");
+      cur.pos += next === "{" ? 2 : 1;
+      continue;
+    }
+    if (c === "`") {
+      const bt = scanBacktick(cur, depth);
+      if (failed(bt)) return bt;
+      const ph = addSub("command", start, bt);
+      if (failed(ph)) return ph;
+      out.push(ph);
+      wordStart = false;
+      continue;
+    }
+    if (c === "#" && paramDepth === 0) {
+      if (wordStart) {
+        const nl = src.indexOf("\n", cur.pos);
+        cur.pos = nl < 0 ? src.length : nl; // a comment runs to the end of the line
+        continue;
+      }
+      out.push("\\#"); // mid-word `#` is literal in the shell; shell-quote would start a comment
+      cur.pos += 1;
+      continue;
+    }
+    if (c === "}" && paramDepth > 0) {
+      paramDepth -= 1;
+      out.push(c);
+      cur.pos += 1;
+      continue;
+    }
+    if (c === "\n") {
+      out.push(" ; ");
+      cur.pos += 1;
+      wordStart = true;
+      if (pending.length > 0) {
+        const bodies = readHeredocs(cur, depth, pending.splice(0));
+        if (failed(bodies)) return bodies;
+        for (const { slot, body, source } of bodies) {
+          if (--cur.budget.subs < 0) return { fail: `more than ${MAX_SUBSTITUTIONS} substitutions` };
+          subs.push({ kind: "heredoc", source, body });
+          out[slot] += placeholder(subs.length - 1);
+        }
+      }
+      continue;
+    }
+    if ((c === "<" || c === ">") && next === "(") {
+      cur.pos += 2;
+      const body = scanList(cur, depth + 1, ")");
+      if (failed(body)) return body;
+      const ph = addSub(c === "<" ? "process-in" : "process-out", start, body);
+      if (failed(ph)) return ph;
+      out.push(ph);
+      wordStart = false;
+      continue;
+    }
+    if (c === "<" && next === "<" && src[cur.pos + 2] === "<") {
+      out.push("<<<"); // a here-string: its word is an ordinary word
+      cur.pos += 3;
+      wordStart = true;
+      continue;
+    }
+    if (c === "<" && next === "<" && !arith && arithEnd === null) {
+      const doc = readHeredocDelimiter(cur);
+      if (failed(doc)) return doc;
+      out.push(doc.stripTabs ? " <<- H" : " << H");
+      pending.push({ ...doc, slot: out.length - 1 });
+      out.push(" ");
+      wordStart = true;
+      continue;
+    }
+    if (wordStart && isDigit(c)) {
+      let j = cur.pos;
+      while (isDigit(src[j])) j += 1;
+      if (src[j] === "<" || src[j] === ">") {
+        cur.pos = j; // `2>file`: which descriptor is redirected does not matter here
+        continue;
+      }
+    }
+    if (wordStart && c === "{") {
+      let j = cur.pos + 1;
+      while (isNameChar(src[j])) j += 1;
+      if (j > cur.pos + 1 && src[j] === "}" && (src[j + 1] === "<" || src[j + 1] === ">")) {
+        cur.pos = j + 1; // `{fd}>file`
+        continue;
+      }
+    }
+    if (c === "(" && next === "(" && wordStart && arithEnd === null) arithEnd = parenDepth;
+    if (c === "(") parenDepth += 1;
+    if (c === ")") {
+      if (parenDepth === 0 && closer === ")") {
+        cur.pos += 1;
+        return { text: out.join(""), subs };
+      }
+      parenDepth -= 1;
+      if (arithEnd !== null && parenDepth <= arithEnd) arithEnd = null;
+    }
+    out.push(c);
+    cur.pos += 1;
+    wordStart = WORD_BREAK.has(c);
+  }
+  if (closer) return { fail: "unterminated substitution (missing `)`)" };
+  return { text: out.join(""), subs };
+}
+
+/** The index of the `'` that closes a `$'…'` body starting at `from`, or -1. */
+function ansiCEnd(src: string, from: number): number {
+  let j = from;
+  while (j < src.length) {
+    if (src[j] === "\\") j += 2;
+    else if (src[j] === "'") return j;
+    else j += 1;
+  }
+  return -1;
+}
+
+/**
+ * Double-quoted text from the opening `"` (terminator `"`), or a here-doc body (terminator null: runs to
+ * the end, `"` literal). `$(…)` and backticks are substitutions; `\` escapes only `$ \` " \\` newline.
+ */
+function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator: '"' | null): Scan<string> {
+  const { src } = cur;
+  const out: string[] = [];
+  if (terminator) {
+    out.push('"');
+    cur.pos += 1;
+  }
+  while (cur.pos < src.length) {
+    const c = src[cur.pos] as string;
+    const next = src[cur.pos + 1];
+    const start = cur.pos;
+    if (c === "\\") {
+      if (next === "\n") {
+        cur.pos += 2;
+        continue;
+      }
+      // `\`` is a literal backtick; shell-quote would keep the backslash, and a body run later by
+      // `sh -c` must see the backtick the shell will see
+      out.push(next === undefined ? c : next === "`" ? next : c + next);
+      cur.pos += 2;
+      continue;
+    }
+    if (c === terminator) {
+      out.push(c);
+      cur.pos += 1;
+      return out.join("");
+    }
+    if (c === "$" && next === "(") {
+      const kind: SubKind = src[cur.pos + 2] === "(" ? "arith" : "command";
+      cur.pos += 2;
+      const body = scanList(cur, depth + 1, ")", kind === "arith");
+      if (failed(body)) return body;
+      if (--cur.budget.subs < 0) return { fail: `more than ${MAX_SUBSTITUTIONS} substitutions` };
+      subs.push({ kind, source: src.slice(start, cur.pos), body });
+      out.push(placeholder(subs.length - 1));
+      continue;
+    }
+    if (c === "`") {
+      const body = scanBacktick(cur, depth);
+      if (failed(body)) return body;
+      if (--cur.budget.subs < 0) return { fail: `more than ${MAX_SUBSTITUTIONS} substitutions` };
+      subs.push({ kind: "command", source: src.slice(start, cur.pos), body });
+      out.push(placeholder(subs.length - 1));
+      continue;
+    }
+    out.push(c);
+    cur.pos += 1;
+  }
+  if (terminator) return { fail: "unterminated double quote" };
+  return out.join("");
+}
+
+/** A backtick substitution from its opening `` ` ``: `\` before `` ` `` `\` `$` is removed, then scanned. */
+function scanBacktick(cur: Cursor, depth: number): Scan<Scanned> {
+  const { src } = cur;
+  let j = cur.pos + 1;
+  const body: string[] = [];
+  while (j < src.length && src[j] !== "`") {
+    const c = src[j] as string;
+    const next = src[j + 1];
+    if (c === "\\" && (next === "`" || next === "\\" || next === "$")) {
+      body.push(next);
+      j += 2;
+    } else {
+      body.push(c);
+      j += 1;
+    }
+  }
+  if (j >= src.length) return { fail: "unterminated backtick substitution" };
+  cur.pos = j + 1;
+  return scanList({ src: body.join(""), pos: 0, budget: cur.budget }, depth + 1, null);
+}
+
+/** After `<<` or `<<-`: the delimiter word (quoted delimiter → the body is not expanded). */
+function readHeredocDelimiter(cur: Cursor): Scan<Omit<PendingHeredoc, "slot">> {
+  const { src } = cur;
+  cur.pos += 2;
+  const stripTabs = src[cur.pos] === "-";
+  if (stripTabs) cur.pos += 1;
+  while (src[cur.pos] === " " || src[cur.pos] === "\t") cur.pos += 1;
+  let delimiter = "";
+  let quoted = false;
+  while (cur.pos < src.length && !WORD_BREAK.has(src[cur.pos] as string)) {
+    const c = src[cur.pos] as string;
+    if (c === "'" || c === '"') {
+      const end = src.indexOf(c, cur.pos + 1);
+      if (end < 0) return { fail: "unterminated quote in here-document delimiter" };
+      delimiter += src.slice(cur.pos + 1, end);
+      quoted = true;
+      cur.pos = end + 1;
+    } else if (c === "\\") {
+      delimiter += src[cur.pos + 1] ?? "";
+      quoted = true;
+      cur.pos += 2;
+    } else {
+      delimiter += c;
+      cur.pos += 1;
+    }
+  }
+  if (delimiter === "") return { fail: "here-document without a delimiter" };
+  return { delimiter, stripTabs, quoted };
+}
+
+/** Reads the bodies of the pending here-docs (the lines after the one that opened them). */
+function readHeredocs(
+  cur: Cursor,
+  depth: number,
+  docs: PendingHeredoc[],
+): Scan<{ slot: number; body: Scanned; source: string }[]> {
+  const { src } = cur;
+  const result: { slot: number; body: Scanned; source: string }[] = [];
+  for (const doc of docs) {
+    const start = cur.pos;
+    let end = src.length;
+    while (cur.pos < src.length) {
+      const nl = src.indexOf("\n", cur.pos);
+      const lineEnd = nl < 0 ? src.length : nl;
+      let line = src.slice(cur.pos, lineEnd);
+      if (doc.stripTabs) line = line.replace(/^\t+/, "");
+      if (line === doc.delimiter) {
+        end = cur.pos;
+        cur.pos = nl < 0 ? src.length : nl + 1;
+        break;
+      }
+      cur.pos = nl < 0 ? src.length : nl + 1;
+    }
+    const text = src.slice(start, end);
+    if (doc.quoted) continue; // a quoted delimiter: the body is literal data, nothing runs
+    const subs: Substitution[] = [];
+    const scanned = scanDouble({ src: text, pos: 0, budget: cur.budget }, depth, subs, null);
+    if (failed(scanned)) return scanned;
+    result.push({ slot: doc.slot, body: { text: "", subs }, source: text });
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Stage 2: words and operators (shell-quote)
+
+interface Word {
+  /** Unquoted text; `\0V<name>\0` marks a variable, `\0S<n>\0` a substitution of this level. */
+  text: string;
+  glob: boolean;
+}
+
+type Token = { word: Word } | { op: string };
+
+const isOpToken = (t: Token | undefined, ...ops: string[]): boolean =>
+  t !== undefined && "op" in t && (ops.length === 0 || ops.includes(t.op));
+const wordOf = (t: Token | undefined): Word | undefined =>
+  t !== undefined && "word" in t ? t.word : undefined;
+
+const SUB_IN_WORD = /\u0000S(\d+)/g;
+
+function isDynamic(word: Word): boolean {
+  return word.text.includes("\u0000");
+}
+
+function subRefs(word: Word): number[] {
+  return Array.from(word.text.matchAll(SUB_IN_WORD), (m) => Number(m[1]));
+}
+
+/** Variables: `$X`, `${X…}`, `$1`, `$@`; our placeholders come back as substitution markers. */
+function lookupVariable(name: string): string | undefined {
+  if (name === "") return undefined; // a lone `$` stays literal
+  if (/^\u0000S\d+$/.test(name)) return `${name}\u0000`;
+  return `\u0000V${name}\u0000`;
+}
+
+function tokenise(text: string): Scan<Token[]> {
+  let entries: ReturnType<typeof shellQuoteParse>;
+  try {
+    entries = shellQuoteParse(text, lookupVariable);
+  } catch (error) {
+    return { fail: `shell syntax: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const tokens: Token[] = [];
+  for (const entry of entries) {
+    if (typeof entry === "string") tokens.push({ word: { text: entry, glob: false } });
+    else if ("comment" in entry)
+      return { fail: "unexpected comment" }; // the scanner removed real ones
+    else {
+      const op = (entry as { op: string; pattern?: string }).op;
+      const pattern = (entry as { pattern?: string }).pattern;
+      if (op === "glob") tokens.push({ word: { text: pattern ?? "", glob: true } });
+      else tokens.push({ op });
+    }
+  }
+  return tokens;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Stage 3: commands
+
+interface Node {
+  id: number;
+  program: string;
+  args: string[];
+  flags: string[];
+  unknownFlags: boolean;
+}
+
+interface Problem {
+  reason: string;
+  /** A script body computed by substitutions only: the substitution's flow into the shell is reported. */
+  flowReported?: true;
+}
+
+interface Analysis {
+  nodes: Node[];
+  edges: Map<number, Set<number>>;
+  problems: Problem[];
+}
+
+/** One tokenised level (the top line, or one substitution or script body) and its substitutions' nodes. */
+interface Level {
+  scanned: Scanned;
+  depth: number;
+  /** Node ids of each substitution's commands. */
+  subNodes: number[][];
+}
+
+function analyse(command: unknown): Analysis {
+  const analysis: Analysis = { nodes: [], edges: new Map(), problems: [] };
+  if (typeof command !== "string") {
+    analysis.problems.push({ reason: "the command is not a string" });
+    return analysis;
+  }
+  if (command.length > MAX_COMMAND_LENGTH) {
+    analysis.problems.push({ reason: `the command is longer than ${MAX_COMMAND_LENGTH} characters` });
+    return analysis;
+  }
+  parseScript(analysis, command, 0, { subs: MAX_SUBSTITUTIONS, chars: MAX_SCANNED });
+  return analysis;
+}
+
+/** Parses a whole script text at `depth`; returns the ids of every node it created. */
+function parseScript(
+  analysis: Analysis,
+  text: string,
+  depth: number,
+  budget: Budget,
+  stdinPiped = false,
+): number[] {
+  const first = analysis.nodes.length;
+  if (depth > MAX_NESTING) {
+    analysis.problems.push({ reason: `nesting deeper than ${MAX_NESTING} levels` });
+    return [];
+  }
+  if (text.includes("\u0000")) {
+    analysis.problems.push({ reason: "the command contains a NUL byte" });
+    return [];
+  }
+  budget.chars -= text.length;
+  if (budget.chars < 0) {
+    analysis.problems.push({ reason: "the command nests too much text (scripts inside scripts)" });
+    return [];
+  }
+  const scanned = scanList({ src: text, pos: 0, budget }, depth, null);
+  if (failed(scanned)) {
+    analysis.problems.push({ reason: scanned.fail });
+    return [];
+  }
+  parseScanned(analysis, scanned, depth, budget, stdinPiped);
+  return range(first, analysis.nodes.length);
+}
+
+function parseScanned(
+  analysis: Analysis,
+  scanned: Scanned,
+  depth: number,
+  budget: Budget,
+  stdinPiped = false,
+): void {
+  const subNodes = scanned.subs.map((sub) => parseSubstitution(analysis, sub, depth, budget));
+  const tokens = tokenise(scanned.text);
+  if (failed(tokens)) {
+    analysis.problems.push({ reason: tokens.fail });
+    return;
+  }
+  const reader = new Reader(analysis, { scanned, depth, subNodes }, tokens, budget, stdinPiped);
+  reader.parseList(new Set());
+  if (reader.pos < tokens.length) reader.problem("unbalanced `)`");
+}
+
+/** A substitution's commands; arithmetic `$((…))` runs only the substitutions nested in it. */
+function parseSubstitution(analysis: Analysis, sub: Substitution, depth: number, budget: Budget): number[] {
+  const first = analysis.nodes.length;
+  if (sub.kind === "arith" || sub.kind === "heredoc") {
+    for (const inner of sub.body.subs) parseSubstitution(analysis, inner, depth + 1, budget);
+  } else {
+    parseScanned(analysis, sub.body, depth + 1, budget);
+  }
+  return range(first, analysis.nodes.length);
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}
+
+const SEPARATORS = new Set([";", "&", "&&", "||", ";;", ";&", ";;&"]);
+const REDIRECTS = new Set(["<", ">", ">>", ">&", "<&", "&>", "&>>", ">|", "<>", "<<", "<<-", "<<<"]);
+/** Reserved words that only introduce or continue a compound command: their commands follow. */
+const TRANSPARENT = new Set(["then", "else", "elif", "do", "!"]);
+const COMPOUND_END = new Map([
+  ["{", "}"],
+  ["if", "fi"],
+  ["while", "done"],
+  ["until", "done"],
+]);
+
+interface Simple {
+  words: Word[];
+  redirects: { op: string; target: Word }[];
+}
+
+/** Recursive-descent reader over one level's tokens. */
+class Reader {
+  pos = 0;
+  private groupDepth = 0;
+
+  constructor(
+    private readonly analysis: Analysis,
+    private readonly level: Level,
+    private readonly tokens: Token[],
+    private readonly budget: Budget,
+    /** Whether the commands being read take their input from another program (a later pipeline stage). */
+    private stdinPiped = false,
+  ) {}
+
+  problem(reason: string, flowReported = false): void {
+    if (this.analysis.problems.length < 64)
+      this.analysis.problems.push(flowReported ? { reason, flowReported: true } : { reason });
+  }
+
+  private abort(reason: string): void {
+    this.problem(reason);
+    this.pos = this.tokens.length;
+  }
+
+  private peek(): Token | undefined {
+    return this.tokens[this.pos];
+  }
+
+  private atStop(stops: Set<string>): boolean {
+    const t = this.peek();
+    if (t === undefined || isOpToken(t, ")")) return true;
+    const w = wordOf(t);
+    return w !== undefined && !w.glob && stops.has(w.text);
+  }
+
+  /** list := pipeline ((; & && || newline) pipeline)* — stops before a stop word or `)`. */
+  parseList(stops: Set<string>): number[] {
+    const first = this.analysis.nodes.length;
+    for (;;) {
+      while (isOpToken(this.peek()) && SEPARATORS.has((this.peek() as { op: string }).op)) this.pos += 1;
+      if (this.atStop(stops)) break;
+      const before = this.pos;
+      this.parsePipeline(stops);
+      if (this.pos === before) {
+        this.abort("unexpected shell syntax");
+        break;
+      }
+    }
+    return range(first, this.analysis.nodes.length);
+  }
+
+  /** pipeline := stage (| stage)*; data flows from every earlier stage to every later one. */
+  private parsePipeline(stops: Set<string>): void {
+    const stages: number[][] = [this.parseStage(stops)];
+    const outer = this.stdinPiped;
+    while (isOpToken(this.peek(), "|", "|&")) {
+      this.pos += 1;
+      // a newline after `|` continues the pipeline (the scanner turned it into `;`)
+      while (isOpToken(this.peek(), ";")) this.pos += 1;
+      if (this.atStop(stops)) break;
+      this.stdinPiped = true;
+      stages.push(this.parseStage(stops));
+      this.stdinPiped = outer;
+    }
+    for (let i = 0; i < stages.length; i++)
+      for (let j = i + 1; j < stages.length; j++)
+        for (const a of stages[i] as number[]) for (const b of stages[j] as number[]) this.edge(a, b);
+    if (isOpToken(this.peek(), "&&", "||")) {
+      this.pos += 1;
+      while (isOpToken(this.peek(), ";")) this.pos += 1;
+    }
+  }
+
+  /** One pipeline stage: a group `( … )` / `{ …; }` / if / while / for, or a simple command. */
+  private parseStage(stops: Set<string>): number[] {
+    const first = this.analysis.nodes.length;
+    this.skipPrefixWords();
+    if (this.atStop(stops)) return [];
+    const t = this.peek();
+    const w = wordOf(t);
+    if (isOpToken(t, "(")) {
+      this.pos += 1;
+      this.group(() => this.parseList(new Set()));
+      if (!isOpToken(this.peek(), ")")) this.abort("unbalanced `(`");
+      else this.pos += 1;
+      this.trailingRedirects();
+    } else if (w && !w.glob && COMPOUND_END.has(w.text)) {
+      this.compound(COMPOUND_END.get(w.text) as string, 1);
+    } else if (w && !w.glob && (w.text === "for" || w.text === "select")) {
+      this.pos += 1;
+      this.skipForHeader();
+      this.compound("done", 0);
+    } else if (w && !w.glob && w.text === "case") {
+      this.abort("`case` statements are not modelled");
+    } else if (w && !w.glob && w.text === "[[") {
+      this.conditional();
+    } else if (
+      w &&
+      !w.glob &&
+      (w.text === "}" || w.text === "fi" || w.text === "done" || w.text === "esac")
+    ) {
+      this.abort(`unexpected \`${w.text}\``);
+    } else {
+      this.simple(stops);
+    }
+    return range(first, this.analysis.nodes.length);
+  }
+
+  /**
+   * Reserved words that only introduce what follows (`then`, `do`, `!`, `function NAME`), skipped in a
+   * loop rather than by recursion so a long run of them cannot exhaust the stack.
+   */
+  private skipPrefixWords(): void {
+    for (;;) {
+      const w = wordOf(this.peek());
+      if (!w || w.glob) return;
+      if (TRANSPARENT.has(w.text)) {
+        this.pos += 1;
+      } else if (w.text === "coproc") {
+        this.pos += 1; // `coproc NAME { …; }` or `coproc command`
+        const after = this.tokens[this.pos + 1];
+        if (wordOf(this.peek()) && (wordOf(after)?.text === "{" || isOpToken(after, "("))) this.pos += 1;
+      } else if (w.text === "function") {
+        this.pos += 1;
+        if (wordOf(this.peek())) this.pos += 1;
+        if (isOpToken(this.peek(), "(") && isOpToken(this.tokens[this.pos + 1], ")")) this.pos += 2;
+      } else {
+        return;
+      }
+      while (isOpToken(this.peek(), ";")) this.pos += 1;
+    }
+  }
+
+  private group(body: () => void): void {
+    this.groupDepth += 1;
+    if (this.groupDepth > MAX_GROUP_NESTING) this.abort(`groups nested deeper than ${MAX_GROUP_NESTING}`);
+    else body();
+    this.groupDepth -= 1;
+  }
+
+  /** `{ …; }`, `if …; fi`, `while …; done`: commands up to the closing word. */
+  private compound(end: string, skip: number): void {
+    this.pos += skip;
+    this.group(() => this.parseList(new Set([end])));
+    const w = wordOf(this.peek());
+    if (!w || w.text !== end) {
+      this.abort(`missing \`${end}\``);
+      return;
+    }
+    this.pos += 1;
+    this.trailingRedirects();
+  }
+
+  /** `for NAME in words;` or `for ((…));` — no commands run in the header (substitutions aside). */
+  private skipForHeader(): void {
+    if (isOpToken(this.peek(), "(")) {
+      let depth = 0;
+      do {
+        if (isOpToken(this.peek(), "(")) depth += 1;
+        else if (isOpToken(this.peek(), ")")) depth -= 1;
+        this.pos += 1;
+      } while (depth > 0 && this.pos < this.tokens.length);
+      return;
+    }
+    for (;;) {
+      const t = this.peek();
+      if (t === undefined || isOpToken(t, ";", "&")) return;
+      if (wordOf(t)?.text === "do") return;
+      if ("op" in t) {
+        this.abort("unexpected operator in a `for` header");
+        return;
+      }
+      this.pos += 1;
+    }
+  }
+
+  /** `[[ … ]]`: operators inside are part of the test; a form for `[[` itself. */
+  private conditional(): void {
+    const words: Word[] = [];
+    while (this.pos < this.tokens.length) {
+      const t = this.peek() as Token;
+      this.pos += 1;
+      const w = wordOf(t);
+      if (w?.text === "]]") break;
+      words.push(w ?? { text: (t as { op: string }).op, glob: false });
+    }
+    this.command({ words, redirects: [] }, 0);
+    this.trailingRedirects();
+  }
+
+  private trailingRedirects(): void {
+    const simple: Simple = { words: [], redirects: [] };
+    while (isOpToken(this.peek()) && REDIRECTS.has((this.peek() as { op: string }).op)) this.redirect(simple);
+    for (const r of simple.redirects) for (const n of subRefs(r.target)) this.subNodes(n); // forms only
+  }
+
+  private redirect(simple: Simple): void {
+    const op = (this.peek() as { op: string }).op;
+    this.pos += 1;
+    const target = wordOf(this.peek());
+    if (!target) {
+      this.abort(`redirection \`${op}\` without a target`);
+      return;
+    }
+    this.pos += 1;
+    simple.redirects.push({ op, target });
+  }
+
+  /** words and redirections up to an operator; `name ( )` starts a function definition. */
+  private simple(stops: Set<string>): void {
+    const simple: Simple = { words: [], redirects: [] };
+    for (;;) {
+      const t = this.peek();
+      if (t === undefined) break;
+      if ("word" in t) {
+        simple.words.push(t.word);
+        this.pos += 1;
+        continue;
+      }
+      if (REDIRECTS.has(t.op)) {
+        this.redirect(simple);
+        continue;
+      }
+      if (t.op === "(" && simple.words.length === 1 && isOpToken(this.tokens[this.pos + 1], ")")) {
+        this.pos += 2; // function definition: its body's commands are forms
+        while (isOpToken(this.peek(), ";")) this.pos += 1;
+        if (!this.atStop(stops)) this.group(() => this.parseStage(stops));
+        return;
+      }
+      if (t.op === "(") {
+        this.abort("unexpected `(`");
+        return;
+      }
+      break;
+    }
+    this.command(simple, 0);
+  }
+
+  private edge(from: number, to: number): void {
+    let set = this.analysis.edges.get(from);
+    if (!set) {
+      set = new Set();
+      this.analysis.edges.set(from, set);
+    }
+    set.add(to);
+  }
+
+  private subNodes(n: number): number[] {
+    return this.level.subNodes[n] ?? [];
+  }
+
+  /** Flows between a command and the substitutions in its words and redirection targets. */
+  private linkSubstitutions(id: number, words: Word[], redirects: Simple["redirects"]): void {
+    for (const word of [...words, ...redirects.map((r) => r.target)]) {
+      for (const n of subRefs(word)) {
+        const kind = this.level.scanned.subs[n]?.kind;
+        for (const other of this.subNodes(n)) {
+          if (kind === "process-out") this.edge(id, other);
+          else this.edge(other, id);
+        }
+      }
+    }
+  }
+
+  private render(word: Word): string {
+    const subs = this.level.scanned.subs;
+    return word.text
+      .replace(/\$\{\u0000S(\d+)\}/g, (_, n) => subs[Number(n)]?.source ?? "$(…)")
+      .replace(/\u0000S(\d+)\u0000/g, (_, n) => subs[Number(n)]?.source ?? "$(…)")
+      .replace(/\u0000V([^\u0000]*)\u0000/g, (_, name) =>
+        /^\w+$/.test(name) ? "$" + name : "${" + name + "}",
+      );
+  }
+
+  /**
+   * A simple command: assignments skipped, the program checked and normalised, a node recorded, then
+   * wrappers and script bodies followed. `wrapped` counts the wrappers already stripped.
+   */
+  command(simple: Simple, wrapped: number): void {
+    const { words, redirects } = simple;
+    let i = 0;
+    while (i < words.length && isAssignment(words[i] as Word)) i += 1;
+    for (let k = 0; k < i; k++) for (const n of subRefs(words[k] as Word)) this.subNodes(n);
+    const programWord = words[i];
+    if (!programWord) return; // only assignments / redirections
+    if (isDynamic(programWord)) {
+      this.problem(`the program is computed at run time (\`${this.render(programWord)}\`)`);
+      return;
+    }
+    if (programWord.glob || isPattern(programWord.text)) {
+      this.problem(`the program is a glob or brace pattern (\`${programWord.text}\`)`);
+      return;
+    }
+    const program = basename(programWord.text);
+    if (program === "") return;
+    if (this.analysis.nodes.length >= MAX_COMMANDS) {
+      this.abort(`more than ${MAX_COMMANDS} commands`);
+      return;
+    }
+    const argWords = words.slice(i + 1);
+    const reading = readFlags(program, argWords);
+    const node: Node = {
+      id: this.analysis.nodes.length,
+      program,
+      args: argWords.map((w) => this.render(w)),
+      flags: reading.flags,
+      unknownFlags: reading.unknown,
+    };
+    this.analysis.nodes.push(node);
+    this.linkSubstitutions(node.id, words.slice(i), redirects);
+    const own = this.followInner(program, argWords, redirects, wrapped);
+    if (own) {
+      // a wrapper's flags are its own options, not those of the command it runs
+      const ownReading = readFlags(program, own);
+      node.flags = ownReading.flags;
+      node.unknownFlags = ownReading.unknown;
+    }
+  }
+
+  /**
+   * Wrappers, shells, eval, find -exec: the commands a command runs in turn. Returns the words that are
+   * the command's own options when the rest belongs to the command it runs (undefined: all its words).
+   */
+  private followInner(
+    program: string,
+    args: Word[],
+    redirects: Simple["redirects"],
+    wrapped: number,
+  ): Word[] | undefined {
+    if (wrapped >= MAX_WRAPPERS) {
+      this.problem(`more than ${MAX_WRAPPERS} nested wrappers`);
+      return undefined;
+    }
+    const inner = (from: number): Word[] => {
+      if (from >= 0 && from < args.length) this.command({ words: args.slice(from), redirects }, wrapped + 1);
+      return args.slice(0, Math.min(Math.max(from, 0), args.length));
+    };
+    if (SHELLS.has(program)) return this.shell(program, args, redirects);
+    if (program === "eval") {
+      this.scriptBody(args, "eval");
+      return [];
+    }
+    if (program === "find") return this.findExec(args, wrapped);
+    if (program === "source" || program === ".") {
+      const script = args[0];
+      if (script && (this.producedByProgram(script) || (STDIN_FILES.has(script.text) && this.stdinPiped)))
+        this.problem(`${program} runs a script produced by another program`, true);
+      return undefined;
+    }
+    if (MULTICALL.has(program)) {
+      if (args[0] && BUSYBOX_SHELLS.has(args[0].text)) this.shell(args[0].text, args.slice(1), redirects);
+      else inner(0);
+      return [];
+    }
+    if (program === "su" || program === "runuser") return this.suCommand(args, wrapped);
+    if (program === "watch") return this.watch(args);
+    if (program === "trap" && args[0]) this.scriptBody(args.slice(0, 1), "trap");
+    if (program === "alias") {
+      for (const a of args) {
+        const eq = a.text.indexOf("=");
+        if (eq > 0) this.scriptBody([{ text: a.text.slice(eq + 1), glob: false }], "alias");
+      }
+    }
+    if (program === "env") return this.env(args, wrapped);
+    if (program === "sudo" || program === "doas") {
+      const at = skipOptions(args, WRAPPER_OPTIONS.get(program) as WrapperOptions);
+      let k = at;
+      while (k < args.length && isAssignment(args[k] as Word)) k += 1;
+      const asShell = args.slice(0, at).some((a) => /^-[A-Za-z]*[si]/.test(a.text) || a.text === "--shell");
+      // `sudo -s CMD…` runs the words through the user's shell: `$SHELL -c "CMD…"`
+      if (asShell && k < args.length) this.scriptBody(args.slice(k), `${program} -s`);
+      else inner(k);
+      return args.slice(0, at);
+    }
+    if (program === "flock") {
+      const at = skipOptions(args, WRAPPER_OPTIONS.get(program) as WrapperOptions);
+      const c = args[at + 1]?.text;
+      if ((c === "-c" || c === "--command") && args[at + 2])
+        this.scriptBody([args[at + 2] as Word], "flock -c");
+      else inner(at + 1); // after the lock file
+      return args.slice(0, at);
+    }
+    const options = WRAPPER_OPTIONS.get(program);
+    if (options) {
+      let at = skipOptions(args, options);
+      if (program === "timeout") at += 1; // the duration
+      if (program === "chroot") at += 1; // the new root
+      inner(at);
+      return args.slice(0, Math.min(at, args.length));
+    }
+    return undefined;
+  }
+
+  /** `sh -c BODY`, `bash -lc BODY`, `bash <<< BODY`, `bash <<EOF` (undetermined), `sh script` (a file). */
+  private shell(program: string, args: Word[], redirects: Simple["redirects"]): Word[] {
+    let hasC = false;
+    let hasS = false;
+    let k = 0;
+    for (; k < args.length; k++) {
+      const text = (args[k] as Word).text;
+      if (isDynamic(args[k] as Word)) break;
+      if (text === "--" || text === "-") {
+        k += 1;
+        break;
+      }
+      if (
+        text === "-o" ||
+        text === "+o" ||
+        text === "-O" ||
+        text === "+O" ||
+        SHELL_LONG_WITH_VALUE.has(text)
+      ) {
+        k += 1;
+        continue;
+      }
+      if (text.startsWith("--")) {
+        if (text === "--command") hasC = true; // zsh/fish spelling
+        continue;
+      }
+      if ((text.startsWith("-") || text.startsWith("+")) && text.length > 1) {
+        if (text.startsWith("-") && text.includes("c")) hasC = true;
+        if (text.startsWith("-") && text.includes("s")) hasS = true;
+        continue;
+      }
+      break;
+    }
+    const own = args.slice(0, k);
+    if (hasC) {
+      const body = args[k];
+      if (body) this.scriptBody([body], `${program} -c`);
+      else this.scriptFromInput(program, redirects); // `… | xargs sh -c`: the script is the input
+      return own;
+    }
+    const script = args[k];
+    if (script && !hasS) {
+      // a script file: its content is not ours to read, unless it is another program's output
+      if (this.producedByProgram(script) || (STDIN_FILES.has(script.text) && this.stdinPiped))
+        this.problem(`${program} runs a script produced by another program`, true);
+      return own;
+    }
+    this.scriptFromInput(program, redirects);
+    return own;
+  }
+
+  /** A shell reading its script from standard input: a here-doc, a here-string, a pipe or `< <(…)`. */
+  private scriptFromInput(program: string, redirects: Simple["redirects"]): void {
+    let fromProgram = this.stdinPiped;
+    for (const r of redirects) {
+      if (r.op === "<<" || r.op === "<<-") this.problem(`a here-document is executed by ${program}`);
+      if (r.op === "<<<") this.scriptBody([r.target], `${program} <<<`);
+      if (r.op === "<" || r.op === "<>") fromProgram = this.producedByProgram(r.target);
+    }
+    if (fromProgram) this.problem(`${program} runs a script produced by another program`, true);
+  }
+
+  /** A word that names another program's output: `<(…)`, or `$(…)` that may expand to `/dev/fd/…`. */
+  private producedByProgram(word: Word): boolean {
+    return subRefs(word).some((n) => this.level.scanned.subs[n]?.kind === "process-in");
+  }
+
+  /**
+   * A script given as words (`eval a b`, `sh -c BODY`): parsed recursively when literal; computed by
+   * substitutions only → undetermined for commands but its flow is reported; otherwise undetermined.
+   */
+  private scriptBody(words: Word[], what: string): void {
+    if (words.some(isDynamic)) {
+      const onlySubs = words.every((w) => !w.text.includes("\u0000V") && !w.glob);
+      this.problem(`${what} runs a script computed at run time`, onlySubs);
+      return;
+    }
+    const text = words.map((w) => w.text).join(" ");
+    this.group(() => {
+      parseScript(this.analysis, text, this.level.depth + 1, this.budget, this.stdinPiped);
+    });
+  }
+
+  /** `find … -exec prog args ;` (and -execdir, -ok, -okdir), terminated by `;` or `+`. */
+  private findExec(args: Word[], wrapped: number): Word[] {
+    const own: Word[] = [];
+    for (let k = 0; k < args.length; k++) {
+      const text = (args[k] as Word).text;
+      own.push(args[k] as Word);
+      if (!FIND_EXEC.has(text)) continue;
+      let end = k + 1;
+      while (end < args.length && (args[end] as Word).text !== ";" && (args[end] as Word).text !== "+")
+        end += 1;
+      this.command({ words: args.slice(k + 1, end), redirects: [] }, wrapped + 1);
+      k = end;
+    }
+    return own;
+  }
+
+  /** `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=value…] program …`. */
+  private env(args: Word[], wrapped: number): Word[] {
+    let k = 0;
+    for (; k < args.length; k++) {
+      const w = args[k] as Word;
+      const text = w.text;
+      if (text === "--") {
+        k += 1;
+        break;
+      }
+      if (text === "-S" || text === "--split-string") {
+        const s = args[k + 1];
+        if (s) this.scriptBody([s], "env -S");
+        return args.slice(0, k + 1);
+      }
+      if (text.startsWith("-S") || text.startsWith("--split-string=")) {
+        this.scriptBody([{ ...w, text: text.startsWith("-S") ? text.slice(2) : text.slice(15) }], "env -S");
+        return args.slice(0, k + 1);
+      }
+      if (["-u", "--unset", "-C", "--chdir", "-P"].includes(text)) {
+        k += 1;
+        continue;
+      }
+      if (text.startsWith("-") || isAssignment(w)) continue;
+      break;
+    }
+    if (k < args.length) this.command({ words: args.slice(k), redirects: [] }, wrapped + 1);
+    return args.slice(0, k);
+  }
+
+  /** `su [user] -c CMD`, `runuser -u user -- cmd` / `-c CMD`. */
+  private suCommand(args: Word[], wrapped: number): Word[] | undefined {
+    for (let k = 0; k < args.length; k++) {
+      const text = (args[k] as Word).text;
+      if (text === "-c" || text === "--command") {
+        const body = args[k + 1];
+        if (body) this.scriptBody([body], "su -c");
+        return args.slice(0, k + 1);
+      }
+      if (text.startsWith("--command=")) {
+        this.scriptBody([{ ...(args[k] as Word), text: text.slice(10) }], "su -c");
+        return args.slice(0, k + 1);
+      }
+      if (text === "--") {
+        if (k + 1 < args.length) this.command({ words: args.slice(k + 1), redirects: [] }, wrapped + 1);
+        return args.slice(0, k);
+      }
+    }
+    return undefined;
+  }
+
+  /** `watch [-n N] CMD…`: the words are joined and run by `sh -c`. */
+  private watch(args: Word[]): Word[] {
+    const at = skipOptions(args, { withValue: new Set(["-n", "--interval"]) });
+    if (at < args.length) this.scriptBody(args.slice(at), "watch");
+    return args.slice(0, at);
+  }
+}
+
+/**
+ * A glob or a brace expansion (`{rm,-rf,x}`, `r{m,}`) in the program position: the shell would choose
+ * the program. Tested with plain searches, conservatively, so nothing can backtrack.
+ */
+function isPattern(text: string): boolean {
+  if (text.includes("*") || text.includes("?")) return true;
+  const open = text.indexOf("{");
+  return open >= 0 && text.indexOf("}", open) > open && (text.includes(",") || text.includes(".."));
+}
+
+/** `NAME=value`, `NAME+=value`, `NAME[i]=value` before the program. */
+function isAssignment(word: Word): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(word.text);
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function unique<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}
+
+const SHELLS = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "ash",
+  "mksh",
+  "yash",
+  "posh",
+  "rbash",
+  "fish",
+  "csh",
+  "tcsh",
+]);
+const BUSYBOX_SHELLS = new Set(["sh", "ash", "bash", "hush"]);
+const SHELL_LONG_WITH_VALUE = new Set(["--rcfile", "--init-file"]);
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+const STDIN_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"]);
+const MULTICALL = new Set(["busybox", "toybox"]);
+
+interface WrapperOptions {
+  /** Options that take the next word as their value (also accepted attached: `-uroot`, `--user=root`). */
+  withValue: Set<string>;
+  /** An option word that is a number (`nice -5`). */
+  numeric?: boolean;
+}
+
+/**
+ * Wrappers that run their operand as a command, and the options that take a value. An unknown option
+ * is taken as a flag without a value (an over-read at worst makes a value the program: reported, not hidden).
+ */
+const WRAPPER_OPTIONS = new Map<string, WrapperOptions>(
+  Object.entries({
+    sudo: {
+      withValue: new Set([
+        ...["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R"],
+        ...["--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type"],
+        ...["--command-timeout", "--other-user", "--chroot"],
+      ]),
+    },
+    doas: { withValue: new Set(["-u", "-C"]) },
+    nohup: { withValue: new Set() },
+    time: { withValue: new Set(["-f", "-o", "--format", "--output"]) },
+    nice: { withValue: new Set(["-n", "--adjustment"]), numeric: true },
+    exec: { withValue: new Set(["-a"]) },
+    command: { withValue: new Set() },
+    builtin: { withValue: new Set() },
+    timeout: { withValue: new Set(["-s", "-k", "--signal", "--kill-after"]) },
+    stdbuf: { withValue: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]) },
+    xargs: {
+      withValue: new Set([
+        ...["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"],
+        ...["--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--eof", "--arg-file"],
+        ...["--process-slot-var"],
+      ]),
+    },
+    setsid: { withValue: new Set() },
+    ionice: { withValue: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]) },
+    chroot: { withValue: new Set(["--userspec", "--groups"]) },
+    unbuffer: { withValue: new Set() },
+    flock: { withValue: new Set(["-w", "--timeout", "-E", "--conflict-exit-code"]) },
+    taskset: { withValue: new Set() },
+    chrt: { withValue: new Set() },
+    strace: { withValue: new Set(["-e", "-o", "-p", "-s", "-u", "-E", "-P", "-a", "-b", "-O", "-S", "-X"]) },
+    ltrace: { withValue: new Set(["-e", "-o", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-L"]) },
+  } satisfies Record<string, WrapperOptions>),
+);
+
+/** The index of the first operand after a wrapper's options (`--` consumed). */
+function skipOptions(args: Word[], options: WrapperOptions): number {
+  let k = 0;
+  for (; k < args.length; k++) {
+    const w = args[k] as Word;
+    const text = w.text;
+    if (isDynamic(w)) return k;
+    if (text === "--") return k + 1;
+    if (!text.startsWith("-") || text === "-") return k;
+    if (options.numeric && /^-\d+$/.test(text)) continue;
+    if (text.startsWith("--")) {
+      if (options.withValue.has(text)) k += 1;
+      continue;
+    }
+    // a short cluster (`-iu root`, `-n1`): a value option takes the rest of the word, or the next word
+    for (let j = 1; j < text.length; j++) {
+      if (!options.withValue.has(`-${text[j]}`)) continue;
+      if (j === text.length - 1) k += 1;
+      break;
+    }
+  }
+  return k;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Results
+
+function toShellCommand(node: Node): ShellCommand {
+  const command: ShellCommand = {
+    program: node.program,
+    args: node.args,
+    flags: node.flags,
+    raw: [node.program, ...node.args].join(" "),
+  };
+  if (node.unknownFlags) command.unknownFlags = true;
+  return command;
+}
+
+/** Every (from, to) program pair connected by a path of flows, each pair once. */
+function flowPairs(analysis: Analysis): { from: string; to: string }[] {
+  const pairs = new Map<string, { from: string; to: string }>();
+  for (const start of analysis.edges.keys()) {
+    const seen = new Set<number>();
+    const stack = [...(analysis.edges.get(start) ?? [])];
+    while (stack.length > 0) {
+      const id = stack.pop() as number;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      for (const next of analysis.edges.get(id) ?? []) if (!seen.has(next)) stack.push(next);
+    }
+    const from = (analysis.nodes[start] as Node).program;
+    for (const id of seen) {
+      if (id === start) continue;
+      const to = (analysis.nodes[id] as Node).program;
+      pairs.set(from + "\u0000" + to, { from, to });
+    }
+  }
+  return [...pairs.values()];
+}
