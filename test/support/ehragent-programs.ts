@@ -354,72 +354,96 @@ const splitJoin: Variant = (t, depth) =>
     });
 
 const listMutation: Variant = (t, depth) =>
-  fc
-    .tuple(stringExpr(t, depth - 1), pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]))
-    .map(([inner, form]) => (ctx: Ctx) => {
-      ctx.tag("list-mutation");
-      const x = inner(ctx);
-      const d = pyStr(t.decoy);
-      const l = ctx.fresh("cols");
-      switch (form) {
-        case 0:
-          ctx.emit(`${l} = [${x}, ${d}]`);
-          ctx.emit(`${l}.reverse()`);
-          return `${l}[1]`;
-        case 1:
-          ctx.emit(`${l} = [${d}, ${x}, ${d}]`);
-          ctx.emit(`${l}.pop(0)`);
-          return `${l}[0]`;
-        case 2: {
-          const v = ctx.fresh();
-          ctx.emit(`${l} = [${d}, ${x}]`);
-          ctx.emit(`${v} = ${l}.pop()`);
-          ctx.emit(`${l}.append(${d})`);
-          return v;
-        }
-        case 3:
-          ctx.emit(`${l} = [${d}, ${x}]`);
-          ctx.emit(`${l}.remove(${d})`);
-          return `${l}[0]`;
-        case 4:
-          ctx.emit(`${l} = [${d}, ${x}]`);
-          ctx.emit(`del ${l}[0]`);
-          return `${l}[0]`;
-        case 5:
-          ctx.emit(`${l} = [${d}]`);
-          ctx.emit(`${l}.__setitem__(0, ${x})`);
-          return `${l}[0]`;
-        case 6:
-          ctx.emit(`${l} = [${d}, ${d}]`);
-          ctx.emit(`${l}[-1] = ${x}`);
-          return `${l}[1]`;
-        case 7:
-          ctx.emit(`${l} = [${d}]`);
-          ctx.emit(`${l}.insert(0, ${x})`);
-          return `${l}[0]`;
-        case 8: {
-          // Aliasing: a write through one name is seen through the other.
-          const m = ctx.fresh("alias");
-          ctx.emit(`${l} = [${d}]`);
-          ctx.emit(`${m} = ${l}`);
-          ctx.emit(`${m}[0] = ${x}`);
-          return `${l}[0]`;
-        }
-        case 9:
-          ctx.emit(`${l} = [${d}]`);
-          ctx.emit(`${l} += [${x}]`);
-          return `${l}[-1]`;
-        case 10:
-          ctx.emit(`${l} = [${d}]`);
-          ctx.emit(`${l}[0:1] = [${x}]`);
-          return `${l}[0]`;
-        default:
-          ctx.emit(`${l} = [${d}]`);
-          ctx.emit(`${l}.clear()`);
-          ctx.emit(`${l}.extend([${x}])`);
-          return `${l}[0]`;
+  fc.tuple(stringExpr(t, depth - 1), fc.nat({ max: 17 })).map(([inner, form]) => (ctx: Ctx) => {
+    ctx.tag("list-mutation");
+    const x = inner(ctx);
+    const d = pyStr(t.decoy);
+    const l = ctx.fresh("cols");
+    switch (form) {
+      case 0:
+        ctx.emit(`${l} = [${x}, ${d}]`);
+        ctx.emit(`${l}.reverse()`);
+        return `${l}[1]`;
+      case 1:
+        ctx.emit(`${l} = [${d}, ${x}, ${d}]`);
+        ctx.emit(`${l}.pop(0)`);
+        return `${l}[0]`;
+      case 2: {
+        const v = ctx.fresh();
+        ctx.emit(`${l} = [${d}, ${x}]`);
+        ctx.emit(`${v} = ${l}.pop()`);
+        ctx.emit(`${l}.append(${d})`);
+        return v;
       }
-    });
+      case 3:
+        ctx.emit(`${l} = [${d}, ${x}]`);
+        ctx.emit(`${l}.remove(${d})`);
+        return `${l}[0]`;
+      case 4:
+        ctx.emit(`${l} = [${d}, ${x}]`);
+        ctx.emit(`del ${l}[0]`);
+        return `${l}[0]`;
+      case 5:
+        ctx.emit(`${l} = [${d}]`);
+        ctx.emit(`${l}.__setitem__(0, ${x})`);
+        return `${l}[0]`;
+      case 6:
+        ctx.emit(`${l} = [${d}, ${d}]`);
+        ctx.emit(`${l}[-1] = ${x}`);
+        return `${l}[1]`;
+      case 7:
+        ctx.emit(`${l} = [${d}]`);
+        ctx.emit(`${l}.insert(0, ${x})`);
+        return `${l}[0]`;
+      case 8: {
+        // Aliasing: a write through one name is seen through the other.
+        const m = ctx.fresh("alias");
+        ctx.emit(`${l} = [${d}]`);
+        ctx.emit(`${m} = ${l}`);
+        ctx.emit(`${m}[0] = ${x}`);
+        return `${l}[0]`;
+      }
+      case 9:
+        ctx.emit(`${l} = [${d}]`);
+        ctx.emit(`${l} += [${x}]`);
+        return `${l}[-1]`;
+      case 10:
+        ctx.emit(`${l} = [${d}]`);
+        ctx.emit(`${l}[0:1] = [${x}]`);
+        return `${l}[0]`;
+      case 12:
+        ctx.emit(`${l} = [${x}, ${d}]`);
+        ctx.emit(`${l}.sort()`);
+        return `${l}[0]`;
+      case 13: {
+        // A copy is another list: writing to it leaves the original alone.
+        const m = ctx.fresh("copy");
+        ctx.emit(`${l} = [${x}]`);
+        ctx.emit(`${m} = ${["list(L)", "L[:]", "L.copy()", "[*L]"][form % 4]!.replace("L", l)}`);
+        ctx.emit(`${m}[0] = ${d}`);
+        return `${l}[0]`;
+      }
+      case 14: {
+        const m = ctx.fresh("alias");
+        ctx.emit(`${l} = ${m} = [${d}]`);
+        ctx.emit(`${m}[0] = ${x}`);
+        return `${l}[0]`;
+      }
+      case 15:
+        // One inner list, twice.
+        ctx.emit(`${l} = [[${d}]] * 2`);
+        ctx.emit(`${l}[0][0] = ${x}`);
+        return `${l}[1][0]`;
+      case 16:
+        // Set order is the hash order (PYTHONHASHSEED is fixed by the test).
+        return `list({${d}, ${x}})[0]`;
+      default:
+        ctx.emit(`${l} = [${d}]`);
+        ctx.emit(`${l}.clear()`);
+        ctx.emit(`${l}.extend([${x}])`);
+        return `${l}[0]`;
+    }
+  });
 
 const dictMutation: Variant = (t, depth) =>
   fc
@@ -537,7 +561,7 @@ const loops: Variant = (t, depth) =>
 
 const functions: Variant = (t, depth) =>
   fc
-    .tuple(stringExpr(t, depth - 1), pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))
+    .tuple(stringExpr(t, depth - 1), pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]))
     .map(([inner, form]) => (ctx: Ctx) => {
       ctx.tag("function");
       const x = bind(ctx, inner);
@@ -597,6 +621,12 @@ const functions: Variant = (t, depth) =>
           const l = ctx.fresh("cols");
           lines([`def ${f}(items):`, `    items[0] = ${x}`, `${l} = [${d}]`, `${f}(${l})`]);
           return `${l}[0]`;
+        }
+        case 11: {
+          // A default value is computed once, when the function is defined.
+          const a = ctx.fresh("a");
+          lines([`${a} = ${x}`, `def ${f}(value=${a}):`, `    return value`, `${a} = ${d}`]);
+          return `${f}()`;
         }
         case 10:
           // Closures bind late: every lambda sees the loop variable's last value.
@@ -1269,8 +1299,8 @@ const tableOnlyStep: fc.Arbitrary<Step> = tableTarget.chain(({ target }) =>
 
 /** A name taken from the data (the extractor cannot know it: it must not claim to). */
 const dataDependentStep: fc.Arbitrary<Step> = fc
-  .tuple(pick(STAY_TABLES), fc.nat(), pick([0, 1, 2]))
-  .map(([table, k, form]) => (ctx: Ctx) => {
+  .tuple(pick(STAY_TABLES), fc.nat(), pick([0, 1, 2, 3, 4]), pick(TABLES))
+  .map(([table, k, form, sqlTable]) => (ctx: Ctx) => {
     ctx.tag("data-dependent");
     const textColumns = columnsOf(table).filter((c) => !c.endsWith("id") && !c.endsWith("time"));
     const column = textColumns[k % textColumns.length] ?? "patientunitstayid";
@@ -1284,9 +1314,36 @@ const dataDependentStep: fc.Arbitrary<Step> = fc
     }
     const value = ctx.fresh("value");
     if (form === 1) ctx.emit(`${value} = GetValue(LoadDB('patient'), ${name})`);
+    else if (form === 3) ctx.emit(`${value} = SQLInterpreter('select "' + ${name} + '" from ${sqlTable}')`);
+    else if (form === 4)
+      ctx.emit(`${value} = SQLInterpreter(f'select 1 from ${sqlTable} where "{${name}}" = 1')`);
     else ctx.emit(`${value} = len(LoadDB(${name}))`);
     return value;
   });
+
+/**
+ * EHRAgent's Calendar pastes its argument into `select datetime(current_time, '<argument>')`: a quote in
+ * the argument is SQL. Benign durations, and injected subqueries that read a column or a table.
+ */
+const calendarStep: fc.Arbitrary<Step> = tableTarget.chain(({ table }) =>
+  fc.tuple(columnTarget(table), pick([0, 1, 2, 3]), fc.nat()).chain(([column, form, how]) => {
+    const injected = [
+      "-1 year",
+      `-1 year') || (select ${column.text} from ${table} limit 1) || ('`,
+      `0 year'), (select count(*) from ${table}) --`,
+      `start of month') as d, ${column.text} from ${table} --`,
+    ][form]!;
+    return stringExpr({ text: injected, decoy: column.decoy }, form === 0 ? 0 : 1).map(
+      (piece) => (ctx: Ctx) => {
+        ctx.tag(form === 0 ? "calendar" : "calendar-sql");
+        const value = ctx.fresh("date");
+        const argument = how % 2 === 0 ? piece(ctx) : bind(ctx, piece, "duration");
+        ctx.emit(`${value} = Calendar(${argument})`);
+        return value;
+      },
+    );
+  }),
+);
 
 const calculateStep: fc.Arbitrary<Step> = fc.nat({ max: 50 }).map((k) => (ctx: Ctx) => {
   ctx.tag("calculate");
@@ -1301,6 +1358,7 @@ const STEP: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: tableOnlyStep, weight: 2 },
   { arbitrary: dataDependentStep, weight: 1 },
   { arbitrary: calculateStep, weight: 1 },
+  { arbitrary: calendarStep, weight: 1 },
 );
 
 /** Where a step runs: at top level, in a called function, a loop, a branch, a try block. */
@@ -1574,6 +1632,31 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F12e",
     name: "db.isna() reads every column",
     code: "db = LoadDB('lab')\nx = db.isna().sum()\n",
+  },
+  {
+    id: "F13a",
+    name: "Calendar's argument is pasted into SQL: an injected subquery reads a column",
+    code: "answer = Calendar(\"-1 year') || (select labresult from lab limit 1) || ('\")\n",
+  },
+  {
+    id: "F13b",
+    name: "Calendar's argument is pasted into SQL: an injected count(*) reads a table",
+    code: 'answer = Calendar("0 year\'), (select count(*) from diagnosis) --")\n',
+  },
+  {
+    id: "F14",
+    name: "a default argument is evaluated when the function is defined",
+    code: "c = 'labresult'\ndef f(a=c):\n    return a\nc = 'labname'\nanswer = GetValue(LoadDB('lab'), f())\n",
+  },
+  {
+    id: "F15a",
+    name: "a double-quoted SQL name taken from the data (here: patient 1's gender cell is 'age')",
+    code: "v = GetValue(FilterDB(LoadDB('patient'), 'patientunitstayid=1'), 'gender')\nanswer = SQLInterpreter('select \"' + v + '\" from patient')\n",
+  },
+  {
+    id: "F15b",
+    name: "a double-quoted SQL name from an f-string over a value with two possibilities",
+    code: "v = 'cost'\nif len('x') == 1:\n    v = 'uniquepid'\nanswer = SQLInterpreter(f\"select cost from cost where cost = \\\"{v}\\\"\")\n",
   },
   {
     id: "F11",

@@ -23,9 +23,6 @@ import signal
 import sqlite3
 import sys
 
-NOW = "2105-12-31 23:59:00"
-
-
 class ProgramTimeout(BaseException):
     """Raised in the program by the interval timer; a BaseException so `except Exception` cannot eat it."""
 
@@ -389,9 +386,8 @@ def make_toolbox(con, rows, schema, recorder):
             return (max if operation == "max" else min)(values)
         raise Exception("The operation %s contains syntax errors." % operation)
 
-    def SQLInterpreter(sql):
-        if not isinstance(sql, str):
-            raise TypeError("SQLInterpreter expects a query")
+    def run_sql(sql):
+        """Runs one statement under the authorizer; what it prepared to read is read."""
         pending = []
 
         def authorize(action, arg1, arg2, _db, _trigger):
@@ -413,11 +409,19 @@ def make_toolbox(con, rows, schema, recorder):
         finally:
             con.set_authorizer(None)
 
+    def SQLInterpreter(sql):
+        if not isinstance(sql, str):
+            raise TypeError("SQLInterpreter expects a query")
+        return run_sql(sql)
+
     def Calculate(formula):
         return evaluate_arithmetic(str(formula))
 
     def Calendar(duration):
-        return con.execute("select datetime(?, ?)", (NOW, str(duration))).fetchone()[0]
+        # EHRAgent's date_calculator pastes its argument into SQL:
+        # "select datetime(current_time, '{}')".format(argument). So does this stub, so that a quote in
+        # the argument reaches SQLite as it would there.
+        return run_sql("select datetime(current_time, '{}')".format(duration))[0][0]
 
     return {
         "LoadDB": LoadDB,

@@ -52,6 +52,8 @@ function runInCpython(programs: { code: string }[]): CpythonResult[] {
   });
   const run = spawnSync("python3", [RUNNER], {
     input,
+    // Set iteration order follows string hashes: fixed, so that a run can be repeated.
+    env: { ...process.env, PYTHONHASHSEED: "0" },
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
     timeout: 120_000,
