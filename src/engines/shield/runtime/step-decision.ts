@@ -33,7 +33,7 @@ import { policyRef } from "../../../core/policy.js";
 import type { Step } from "../../../core/subject.js";
 import type { ModelClient } from "../../../llm/model.js";
 import type { Store } from "../../../store/store.js";
-import { assignPredicates } from "../assign/assign-predicates.js";
+import { assignPredicates, conditionValue } from "../assign/assign-predicates.js";
 import { buildStepFacts } from "../assign/step-facts.js";
 import type { DetectorRegistry } from "../detectors/registry.js";
 import {
@@ -52,6 +52,7 @@ import {
   historyMatches as historyMatchesOf,
   historyValueWithout,
   type PendingStep,
+  shownDigest,
   stepFingerprint,
   type TrajectoryState,
 } from "./trajectory-state.js";
@@ -138,8 +139,14 @@ export async function decideStep(options: {
   const policy = compiled.policy;
   const step = steps[index]!;
   const fingerprint = stepFingerprint({ step });
+  // The pending step's answers are reused only for the same step showing the model the same thing.
+  const shown = shownDigest({ step });
   const previous =
-    state.pending?.index === index && state.pending.fingerprint === fingerprint ? state.pending : undefined;
+    state.pending?.index === index &&
+    state.pending.fingerprint === fingerprint &&
+    state.pending.shown === shown
+      ? state.pending
+      : undefined;
   const epsilon = epsilonOf({ runtime, state });
 
   // 1. Deterministic operations.
@@ -178,10 +185,16 @@ export async function decideStep(options: {
   const invoked = actionPreds
     .filter((p) => (p.binding?.kind === "history" ? matches.includes(p.name) : work.values[p.name] === true))
     .map((p) => p.name);
-  // Open action predicates may be invoked by this step — a history-bound one is open when its condition
-  // could not be evaluated (an undetermined value), so it may be the step that performs it.
+  // Open action predicates may be invoked by this step, and so may a history-bound one whose condition
+  // could not be evaluated on this step (an undetermined value): its circuit must be checked.
   const possible = actionPreds
-    .filter((p) => work.open.has(p.name) && !invoked.includes(p.name))
+    .filter(
+      (p) =>
+        !invoked.includes(p.name) &&
+        (work.open.has(p.name) ||
+          (p.binding?.kind === "history" &&
+            conditionValue({ condition: p.binding.when, facts }).value === "unknown")),
+    )
     .map((p) => p.name);
   const circuitActions = [...invoked, ...possible].filter((a) => compiled.circuitRules.has(a));
   const activeSet = new Set<number>();
@@ -398,6 +411,7 @@ export async function decideStep(options: {
     open: [...work.open],
     operations: { ...work.operations },
     answers: { ...work.answers },
+    shown,
     historyMatches: matches,
     notes: [...work.notes],
   } satisfies PendingStep;

@@ -5,11 +5,9 @@
  * "pending" (not yet fed to the monitors) so that it can be re-checked or replaced by another proposal
  * for the same position (an agent whose step was denied proposes a different one).
  *
- * Steps are identified by a fingerprint of everything the step carries (action, url, element, value,
- * args, and the observation and reasoning a Binary-Check prompt shows — so a re-check whose step
- * shows the model something else does not reuse the pending step's answers). A state that no longer
- * matches the trajectory it is given (another trajectory under the same key, an edited prefix) is
- * discarded and rebuilt from the steps.
+ * Steps are identified by a fingerprint of what the agent did (action, url, element, value, args),
+ * the same one the assignment history uses. A state that no longer matches the trajectory it is given
+ * (another trajectory under the same key, an edited prefix) is discarded and rebuilt from the steps.
  * Under an explicit trajectory identity the first and last committed steps are compared (O(1): a
  * named trajectory only grows); without one, every committed step is (fingerprints are cached per
  * step object, so this is a cheap pass).
@@ -39,8 +37,13 @@ export interface PendingStep {
   /** Predicates still open after every operation. */
   open: string[];
   operations: Record<string, ShieldOperation>;
-  /** Model answers (and memory reuses) of this step, kept so a re-check does not ask again. */
+  /**
+   * Model answers (and memory reuses) of this step, kept so a re-check does not ask again — only a
+   * re-check whose step shows the model the same thing (`shown`).
+   */
   answers: Record<string, boolean>;
+  /** Digest of what the step shows a Binary-Check prompt beyond its fingerprint (see shownDigest). */
+  shown?: string;
   /** History-bound action predicates whose condition the step itself satisfies. */
   historyMatches: string[];
   notes: string[];
@@ -84,12 +87,22 @@ export function stepFingerprint(options: { step: Step | undefined }): string {
   // Cached per step object: a growing trajectory passes the same objects again and again.
   const known = fingerprintCache.get(s);
   if (known !== undefined) return known;
-  // A digest: observations can be whole pages, and fingerprints are kept and compared per step.
-  const f = createHash("sha256")
-    .update(JSON.stringify([s.action, s.url, s.element, s.value, s.args, s.observation, s.thought]))
-    .digest("base64");
+  const f = JSON.stringify([s.action, s.url, s.element, s.value, s.args]);
   fingerprintCache.set(s, f);
   return f;
+}
+
+/**
+ * What a step shows the model beyond its fingerprint: its observation and the agent's reasoning. The
+ * fingerprint leaves them out on purpose (the MCP proxy fills in a step's observation after it was
+ * decided, and the trajectory must still fit), but the pending step's model answers are reused only
+ * when they are the same, since the question the model answered showed them.
+ */
+export function shownDigest(options: { step: Step | undefined }): string {
+  const s = options.step;
+  return createHash("sha256")
+    .update(JSON.stringify([s?.observation ?? null, s?.thought ?? null]))
+    .digest("base64");
 }
 
 export function createTrajectoryState(options: {
