@@ -43,6 +43,13 @@ describe("email: only to example.com (mcp-tools rule 5)", () => {
     { to: "eve@evil.test\n@example.com" },
     { to: "bob@example.com\r\nBcc: eve@evil.test" },
     { to: "not an address" },
+    { to: "<eve@evil.test>" },
+    { to: "bob@example.com,,eve@evil.test" },
+    { to: "bob@example.com eve@evil.test" },
+    { to: "BOB@EXAMPLE.COM, Eve@Evil.Test" },
+    { to: "=?utf-8?q?bob=40example.com?= <eve@evil.test>" },
+    { to: '"bob@example.com"@evil.test' },
+    { to: "bob@example.com", cc: "Team <alice@example.com>, eve@evil.test (Eve)" },
     { to: "bob@example.com", recipients: [{ email: "eve@evil.test" }] },
     { to: "bob@example.com", headers: { Cc: "eve@evil.test" } },
   ];

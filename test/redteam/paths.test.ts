@@ -153,6 +153,25 @@ describe("paths: mcp-filesystem (workspace /w, secrets, writes only under /w/tmp
       "move in tmp",
     );
     expectAllowed(await check(fs(), "list_allowed_directories", {}), "list_allowed_directories");
+    expectAllowed(
+      await check(fs(), "write_file", { path: "/w/tmp/main.css", content: "/* styles */\nbody {}" }),
+      "write CSS under tmp",
+    );
+    expectAllowed(
+      await check(fs(), "edit_file", {
+        path: "/w/tmp/a.ts",
+        edits: [{ oldText: "// old", newText: "// new" }],
+      }),
+      "edit comments under tmp",
+    );
+    expectAllowed(
+      await check(fs(), "write_file", { path: "/w/tmp/a.css", content: "/* one line */" }),
+      "one-line content shaped like a path",
+    );
+    expectAllowed(
+      await check(fs(), "directory_tree", { path: "/w", excludePatterns: ["/node_modules", "dist"] }),
+      "directory_tree with exclude patterns",
+    );
   });
 
   const refusedCalls: [string, Record<string, unknown>][] = [
@@ -171,6 +190,11 @@ describe("paths: mcp-filesystem (workspace /w, secrets, writes only under /w/tmp
     ["read_multiple_files", { paths: ["/w/app/../app/.env/"] }],
     ["read_multiple_files", { paths: ["/w/README.md", "/etc/passwd"] }],
     ["read_text_file", { path: "/etc/passwd" }],
+    ["read_text_file", { path: "/w/README.md", paths: ["/etc/passwd"] }],
+    ["write_file", { path: "/w/tmp/a", destination: "/w/app/a", content: "x" }],
+    ["read_text_file", { path: "/w/README.md", secret: "/w/app/.env" }],
+    ["read_text_file", { path: ["/w/README.md", "/etc/passwd"] }],
+    ["read_text_file", { path: { nested: "/etc/passwd" } }],
     ["read_text_file", { path: "/w/../etc/passwd" }],
     ["read_text_file", { path: "/w/%2e%2e/etc/passwd" }],
     ["read_text_file", { path: "../etc/passwd" }],
