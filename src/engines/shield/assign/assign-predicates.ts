@@ -67,7 +67,11 @@ function prepared(facts: StepFacts): PreparedFacts {
  * determined, or cannot be evaluated at all (an invalid regular expression), so the predicate is left
  * open rather than read as false. Comparisons over several values read as a deny rule's would ("any").
  */
-function conditionValue(condition: Condition, facts: StepFacts): { value: Tri; why: string[] } {
+export function conditionValue(options: { condition: Condition; facts: StepFacts }): {
+  value: Tri;
+  why: string[];
+} {
+  const { condition, facts } = options;
   try {
     const r = evaluateConditionTri({ condition, facts: prepared(facts), strictWhen: true });
     return { value: r.value, why: r.unknown };
@@ -176,7 +180,7 @@ function advanceHistory(
 }
 
 function readHistoryStep(entry: HistoryEntry, facts: StepFacts, index: number): void {
-  const { value } = conditionValue(entry.condition, facts);
+  const { value } = conditionValue({ condition: entry.condition, facts });
   if (value === true) entry.matches.push(index);
   else if (value === "unknown") entry.unknown.push(index);
 }
@@ -196,7 +200,7 @@ function assignOne(
   }
   switch (binding.kind) {
     case "condition": {
-      const { value, why } = conditionValue(binding.when, facts);
+      const { value, why } = conditionValue({ condition: binding.when, facts });
       if (value === "unknown") {
         out.unassigned.push(predicate.name);
         out.notes.push(`${predicate.name}: undetermined (${why.join("; ")})`);
@@ -228,7 +232,7 @@ function assignOne(
       const params = binding.params ?? {};
       const gate = params.when as Condition | undefined;
       if (gate !== undefined) {
-        const { value, why } = conditionValue(gate, facts);
+        const { value, why } = conditionValue({ condition: gate, facts });
         if (value === "unknown") {
           out.unassigned.push(predicate.name);
           out.notes.push(`${predicate.name}: undetermined (${why.join("; ")})`);

@@ -235,3 +235,62 @@ describe("auto with a policy that mixes tool and temporal rules", () => {
     expect(allowed).toMatchObject({ verdict: "allow", engine: "auto/shield" });
   });
 });
+
+describe("the shield over undetermined values", () => {
+  const shield = createShieldEngine();
+  const deletesSystem = (kind: "condition" | "history") =>
+    PolicySchema.parse({
+      name: `system-${kind}`,
+      specification: "a file agent",
+      requests: "Ask before deleting a system file.",
+      rules: {
+        predicates: [
+          {
+            name: "deletes_system",
+            kind: "action",
+            description: "deletes a file under /etc",
+            binding: {
+              kind,
+              when: {
+                all: [
+                  { field: "action", op: "eq", value: "delete_file" },
+                  { field: "args.path", op: "pathWithin", value: "/etc" },
+                ],
+              },
+            },
+          },
+          {
+            name: "asks_user",
+            kind: "action",
+            description: "asks the user",
+            binding: { kind: "condition", when: { field: "action", op: "eq", value: "ask_user" } },
+          },
+        ],
+        temporalRules: [
+          {
+            id: "t.ask-first",
+            formula: "G(deletes_system -> Y(O(asks_user)))",
+            description: "Ask before deleting a system file",
+          },
+        ],
+      },
+    });
+  const verdict = async (kind: "condition" | "history", path: string) =>
+    (
+      await shield.check({
+        policy: deletesSystem(kind),
+        subject: SubjectSchema.parse({
+          input: `t ${kind} ${path}`,
+          trajectory: [{ action: "delete_file", args: { path } }],
+        }),
+      })
+    ).verdict;
+
+  for (const kind of ["condition", "history"] as const) {
+    it(`a ${kind} binding over a path with no canonical form is not read as false`, async () => {
+      expect(await verdict(kind, "/tmp/a")).toBe("allow");
+      expect(await verdict(kind, "/tmp/../etc/passwd")).toBe("deny");
+      expect(await verdict(kind, "~/x")).not.toBe("allow");
+    });
+  }
+});
