@@ -93,7 +93,16 @@ describe("field grammar", () => {
   });
 
   it("rejects fields no tool call has", () => {
-    for (const field of ["args:file", "args..a", "raw.path", "tool.x", "context.*", "actionType", "url"]) {
+    for (const field of [
+      "args:file",
+      "args..a",
+      "raw.path",
+      "tool.x",
+      "input.text",
+      "context.*",
+      "actionType",
+      "url",
+    ]) {
       expect(conditionFieldProblems({ field }).length, field).toBe(1);
       expect(validateConditionField({ field }).ok).toBe(false);
     }
@@ -204,6 +213,14 @@ describe("selectors", () => {
     expect(tri({ field: "args:path", op: "pathWithin", value: ["/a", "/b", "/c"] }, f, false).value).toBe(
       true,
     );
+  });
+
+  it("a file: URI is both a url and a path, so path rules reach resources/read", () => {
+    for (const uri of ["file:///tmp/../etc/shadow", "file://localhost/etc/shadow", "file:///etc/%73hadow"]) {
+      const f = { args: { uri } };
+      expect(tri({ field: "args:path", op: "pathMatches", value: "/etc/shadow" }, f).value, uri).toBe(true);
+      expect(tri({ field: "args.uri", op: "startsWith", value: "file:///etc/" }, f).value, uri).toBe(true);
+    }
   });
 
   it("args.a reads a list of paths element by element, args.a.* every element", () => {

@@ -224,9 +224,7 @@ export function conditionFieldProblems(options: { field: string }): string[] {
   if (head === "raw") return [`"${field}": raw. is followed by args (raw.args.…)`];
   if (segments.includes("*")) return [`"${field}": * is allowed only under args`];
   if (CALL_FIELDS.has(head)) {
-    return segments.length === 1 || head === "input"
-      ? []
-      : [`"${field}": ${head} is a single value, it has no sub-fields`];
+    return segments.length === 1 ? [] : [`"${field}": ${head} is a single value, it has no sub-fields`];
   }
   if (head === "context") return [];
   return [
