@@ -262,12 +262,9 @@ export type PolicyFile = z.input<typeof PolicyFileSchema>;
 export function isCompiled(policy: Policy): boolean {
   const r = policy.rules;
   if (!r) return false;
+  // An access section with no rule still decides (its `unknownRole` answers every role).
   return Boolean(
-    r.access?.rules.length ||
-      r.attributeRules?.length ||
-      r.toolRules?.length ||
-      r.toolDefault ||
-      r.temporalRules?.length,
+    r.access || r.attributeRules?.length || r.toolRules?.length || r.toolDefault || r.temporalRules?.length,
   );
 }
 
