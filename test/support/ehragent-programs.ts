@@ -1103,7 +1103,7 @@ function sqlShape(): fc.Arbitrary<SqlShape> {
       pick(STAY_TABLES),
       fc.nat(),
       fc.nat(),
-      fc.nat({ max: 19 }),
+      fc.nat({ max: 21 }),
       fc.nat({ max: QUOTES.length - 1 }),
       fc.nat({ max: QUOTES.length - 1 }),
     )
@@ -1229,6 +1229,20 @@ function sqlShape(): fc.Arbitrary<SqlShape> {
             pieces: [`select x.* from ${s1} x join `, " y on 1 = 1"],
             names: [tab(s2)],
             tag: "sql-join",
+          };
+        case 20:
+          // A backslash does not escape a quote in SQL: the string ends at the second quote.
+          return {
+            pieces: [`select ${c1} from ${table} where ${c1} = 'x\\' and `, ` = 1 --'`],
+            names: [col(table, c2)],
+            tag: "sql-string",
+          };
+        case 21:
+          // A line comment ends at the newline.
+          return {
+            pieces: [`select ${c1} from ${table} -- note\nwhere `, " > 0"],
+            names: [col(table, c2)],
+            tag: "sql-comment",
           };
         default:
           return {
@@ -1657,6 +1671,11 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F15b",
     name: "a double-quoted SQL name from an f-string over a value with two possibilities",
     code: "v = 'cost'\nif len('x') == 1:\n    v = 'uniquepid'\nanswer = SQLInterpreter(f\"select cost from cost where cost = \\\"{v}\\\"\")\n",
+  },
+  {
+    id: "F16",
+    name: "a backslash does not escape a quote in an SQL string",
+    code: "answer = SQLInterpreter(\"select labname from lab where labname = 'x\\\\' and labresult = 1 --'\")\n",
   },
   {
     id: "F11",
