@@ -40,7 +40,7 @@ const CONTENT_RULES: ToolRule[] = [
   {
     id: "resource.no-etc",
     tool: "resources/read",
-    when: { field: "args.uri", op: "matches", value: "^file:///etc/" },
+    when: { field: "args.uri", part: "path", op: "pathWithin", value: "/etc" },
     effect: "deny",
     message: "System files under /etc/ may not be read",
   },
@@ -512,6 +512,11 @@ describe("createGuardedMcpProxy: resources and prompts", () => {
     expect(upstream.reads).toEqual([]);
     expect(proxy.stats()).toMatchObject({ checked: 1, forwarded: 0, blocked: 1 });
     expect(events).toEqual([expect.objectContaining({ tool: "resources/read", forwarded: false })]);
+    // Other spellings of the same file are the same path.
+    for (const uri of ["file:///tmp/../etc/passwd", "file://localhost/etc/passwd", "file:///etc/./passwd"]) {
+      await rejection(agent.readResource({ uri }));
+    }
+    expect(proxy.stats()).toMatchObject({ checked: 4, forwarded: 0, blocked: 4 });
   });
 
   it("holds content requests a policy does not mention under its toolDefault", async () => {

@@ -19,7 +19,9 @@
  * every read and prompt is refused until a rule allows it), and a `*` glob covers them too (so does
  * `filesystem.*` when toolPrefix is "filesystem."). E.g. allow reads except system files:
  *   { "id": "resource.no-etc", "tool": "resources/read", "effect": "deny", "message": "...",
- *     "when": { "field": "args.uri", "op": "startsWith", "value": "file:///etc/" } },
+ *     "when": { "field": "args.uri", "part": "path", "op": "pathWithin", "value": "/etc" } },
+ * (`args.uri` is read as a URL, so `file:///tmp/../etc/shadow` and `file://localhost/etc/shadow` are the
+ * path /etc/shadow; a raw `startsWith "file:///etc/"` would let both through.)
  *   { "id": "resource.allow-read", "tool": "resources/read", "effect": "allow", "message": "..." }
  * The model-based engines see the same JSON call as the agent's output and judge it by the requests.
  *
