@@ -95,6 +95,12 @@ describe("argument kinds", () => {
     ]);
   });
 
+  it("joins a command with its separately listed arguments, each quoted", () => {
+    const { leaves } = argLeaves({ args: { command: "rm", args: ["-rf", "a b", "it's", 3] } });
+    expect(leaves[0]).toMatchObject({ segments: ["command"], commandLine: "rm '-rf' 'a b' 'it'\\''s' '3'" });
+    expect(argLeaves({ args: { command: "ls", args: [{ x: 1 }] } }).leaves[0]?.commandLine).toBeUndefined();
+  });
+
   it("reports arguments nested too deep to walk", () => {
     let args: unknown = { path: "/etc/shadow" };
     for (let i = 0; i < MAX_ARG_DEPTH + 2; i += 1) args = { a: args };

