@@ -1313,7 +1313,7 @@ const tableOnlyStep: fc.Arbitrary<Step> = tableTarget.chain(({ target }) =>
 
 /** A name taken from the data (the extractor cannot know it: it must not claim to). */
 const dataDependentStep: fc.Arbitrary<Step> = fc
-  .tuple(pick(STAY_TABLES), fc.nat(), pick([0, 1, 2, 3, 4]), pick(TABLES))
+  .tuple(pick(STAY_TABLES), fc.nat(), pick([0, 1, 2, 3, 4, 5, 6, 7, 8]), pick(TABLES))
   .map(([table, k, form, sqlTable]) => (ctx: Ctx) => {
     ctx.tag("data-dependent");
     const textColumns = columnsOf(table).filter((c) => !c.endsWith("id") && !c.endsWith("time"));
@@ -1327,11 +1327,17 @@ const dataDependentStep: fc.Arbitrary<Step> = fc
       ctx.emit(`${name} = GetValue(FilterDB(LoadDB('${table}'), 'patientunitstayid=1'), '${column}')`);
     }
     const value = ctx.fresh("value");
-    if (form === 1) ctx.emit(`${value} = GetValue(LoadDB('patient'), ${name})`);
-    else if (form === 3) ctx.emit(`${value} = SQLInterpreter('select "' + ${name} + '" from ${sqlTable}')`);
-    else if (form === 4)
-      ctx.emit(`${value} = SQLInterpreter(f'select 1 from ${sqlTable} where "{${name}}" = 1')`);
-    else ctx.emit(`${value} = len(LoadDB(${name}))`);
+    // The name is used as a column, a quoted SQL name, a table, a row key or a sort key.
+    const uses: Record<number, string[]> = {
+      1: [`${value} = GetValue(LoadDB('patient'), ${name})`],
+      3: [`${value} = SQLInterpreter('select "' + ${name} + '" from ${sqlTable}')`],
+      4: [`${value} = SQLInterpreter(f'select 1 from ${sqlTable} where "{${name}}" = 1')`],
+      5: [`${value} = LoadDB('patient').iloc[0][${name}]`],
+      6: [`${value} = LoadDB('patient').sort_values(by=${name})`],
+      7: [`${value} = LoadDB('patient').groupby(${name})`],
+      8: [`${value} = None`, `for _, row in LoadDB('patient').iterrows():`, `    ${value} = row[${name}]`],
+    };
+    for (const line of uses[form] ?? [`${value} = len(LoadDB(${name}))`]) ctx.emit(line);
     return value;
   });
 
@@ -1676,6 +1682,21 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F16",
     name: "a backslash does not escape a quote in an SQL string",
     code: "answer = SQLInterpreter(\"select labname from lab where labname = 'x\\\\' and labresult = 1 --'\")\n",
+  },
+  {
+    id: "F17a",
+    name: "a row subscript with a column only known at run time (iloc)",
+    code: "c = GetValue(FilterDB(LoadDB('patient'), 'patientunitstayid=1'), 'gender')\nanswer = LoadDB('patient').iloc[0][c]\n",
+  },
+  {
+    id: "F17b",
+    name: "a row subscript with a column only known at run time (iterrows)",
+    code: "c = GetValue(FilterDB(LoadDB('patient'), 'patientunitstayid=1'), 'gender')\nfor _, r in LoadDB('patient').iterrows():\n    answer = r[c]\n",
+  },
+  {
+    id: "F17c",
+    name: "sort_values/groupby/nlargest/set_index/filter with a column only known at run time",
+    code: "c = GetValue(FilterDB(LoadDB('patient'), 'patientunitstayid=1'), 'gender')\nx = LoadDB('patient').sort_values(by=c)\n",
   },
   {
     id: "F11",

@@ -204,6 +204,35 @@ class Frame:
         rows = [{c: test(row[c]) for c in self._columns} for row in self._rows]
         return Frame(self._table, self._columns, rows, self._recorder)
 
+    def _reorder(self, by):
+        names = by if isinstance(by, list) else [by]
+        columns = [self._column(name) for name in names]
+        rows = sorted(self._rows, key=lambda row: [str(row[c]) for c in columns])
+        return Frame(self._table, self._columns, rows, self._recorder)
+
+    def groupby(self, by):
+        return self._reorder(by)
+
+    def set_index(self, keys):
+        return self._reorder(keys)
+
+    def nlargest(self, n, columns):
+        return self._reorder(columns).head(n)
+
+    def nsmallest(self, n, columns):
+        return self._reorder(columns).head(n)
+
+    def drop_duplicates(self, subset=None):
+        if subset is None:
+            self._read_all()
+            return self
+        return self._reorder(subset)
+
+    def filter(self, items=None):
+        for name in items or []:
+            self._column(name)
+        return self
+
     def to_dict(self):
         self._read_all()
         return {c: [row[c] for row in self._rows] for c in self._columns}
