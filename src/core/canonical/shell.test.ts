@@ -68,6 +68,15 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ["sudo -iu root rm -rf x", "rm", RF],
     ["sudo -uroot rm -rf x", "rm", RF],
     ["sudo --user root rm -rf x", "rm", RF],
+    ["sudo -p -e rm -rf x", "rm", RF],
+    ["sudo -p -s rm -rf x", "rm", RF],
+    ["sudo --some-new-option value rm -rf x", "rm", RF],
+    ["sudo -Z value rm -rf x", "rm", RF],
+    ["systemd-run --unit u --scope rm -rf x", "rm", RF],
+    ["taskset 0x1 rm -rf x", "rm", RF],
+    ["pkexec rm -rf x", "rm", RF],
+    ["ssh -p 22 host 'rm -rf x'", "rm", RF],
+    ["ssh host rm -rf x", "rm", RF],
     ["coproc rm -rf x", "rm", RF],
     ["coproc job { rm -rf x; }", "rm", RF],
     ["toybox rm -rf x", "rm", RF],
@@ -181,6 +190,10 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(flagsOf("cat <<-EOF\n\tdata\n\tEOF\nrm -rf x", "rm")).toEqual([RF]);
   });
 
+  it("reads `sudo -e` words as files to edit, not a command", () => {
+    expect(forms("sudo -e /etc/hosts").map((f) => f.program)).toEqual(["sudo"]);
+  });
+
   it("ends options at `--`", () => {
     expect(flagsOf("rm -- -rf", "rm")).toEqual([[]]);
     expect(flagsOf("rm -f -- -r", "rm")).toEqual([["force"]]);
@@ -255,6 +268,7 @@ describe("parseShellCommand: what cannot be read statically is undetermined", ()
     ["echo $'abc", /unterminated/],
     ["echo )", /unbalanced/],
     ["( echo", /unbalanced/],
+    ["[[ -f x; rm -rf x", /unterminated `\[\[`/],
     ["{ echo; ", /missing/],
     ["if true; then echo", /missing `fi`/],
     ["bash <<EOF\nrm -rf x\nEOF", /here-document is executed/],

@@ -984,8 +984,12 @@ class Reader {
   /** `[[ … ]]`: operators inside are part of the test; a form for `[[` itself. */
   private conditional(): void {
     const words: Word[] = [];
-    while (this.pos < this.tokens.length) {
-      const t = this.peek() as Token;
+    for (;;) {
+      const t = this.peek();
+      if (t === undefined || isOpToken(t, ";", "&", "|", "|&", ";;", ";&", ";;&")) {
+        this.abort("unterminated `[[`");
+        return;
+      }
       this.pos += 1;
       const w = wordOf(t);
       if (w?.text === "]]") break;
@@ -1169,33 +1173,36 @@ class Reader {
       }
     }
     if (program === "env") return this.env(args, wrapped);
+    if (program === "ssh") return this.ssh(args);
+    const options = WRAPPER_OPTIONS.get(program);
+    if (!options) return undefined;
+    const end = skipOptions(args, options);
+    const own = args.slice(0, end.at);
+    // an unknown last option may have taken the next word as its value: read the command both ways
+    const starts = end.ambiguous ? [end.at, end.at + 1] : [end.at];
     if (program === "sudo" || program === "doas") {
-      const at = skipOptions(args, WRAPPER_OPTIONS.get(program) as WrapperOptions);
-      let k = at;
-      while (k < args.length && isAssignment(args[k] as Word)) k += 1;
-      const asShell = args.slice(0, at).some((a) => /^-[A-Za-z]*[si]/.test(a.text) || a.text === "--shell");
-      // `sudo -s CMD…` runs the words through the user's shell: `$SHELL -c "CMD…"`
-      if (asShell && k < args.length) this.scriptBody(args.slice(k), `${program} -s`);
-      else inner(k);
-      return args.slice(0, at);
+      if (end.seen.includes("-e") || end.seen.includes("--edit")) return own; // sudoedit: the words are files
+      const asShell = end.seen.some((o) => ["-s", "-i", "--shell", "--login"].includes(o));
+      for (const start of starts) {
+        let k = start;
+        while (k < args.length && isAssignment(args[k] as Word)) k += 1;
+        // `sudo -s CMD…` runs the words through the user's shell: `$SHELL -c "CMD…"`
+        if (asShell && k < args.length) this.scriptBody(args.slice(k), `${program} -s`);
+        else inner(k);
+      }
+      return own;
     }
     if (program === "flock") {
-      const at = skipOptions(args, WRAPPER_OPTIONS.get(program) as WrapperOptions);
-      const c = args[at + 1]?.text;
-      if ((c === "-c" || c === "--command") && args[at + 2])
-        this.scriptBody([args[at + 2] as Word], "flock -c");
-      else inner(at + 1); // after the lock file
-      return args.slice(0, at);
+      for (const start of starts) {
+        const c = args[start + 1]?.text; // after the lock file
+        if ((c === "-c" || c === "--command") && args[start + 2])
+          this.scriptBody([args[start + 2] as Word], "flock -c");
+        else inner(start + 1);
+      }
+      return own;
     }
-    const options = WRAPPER_OPTIONS.get(program);
-    if (options) {
-      let at = skipOptions(args, options);
-      if (program === "timeout") at += 1; // the duration
-      if (program === "chroot") at += 1; // the new root
-      inner(at);
-      return args.slice(0, Math.min(at, args.length));
-    }
-    return undefined;
+    for (const start of starts) inner(start + (options.operands ?? 0));
+    return own;
   }
 
   /** `sh -c BODY`, `bash -lc BODY`, `bash <<< BODY`, `bash <<EOF` (undetermined), `sh script` (a file). */
@@ -1348,9 +1355,20 @@ class Reader {
     return undefined;
   }
 
+  /** `ssh [options] HOST CMD…`: the words are joined and run by the remote shell. */
+  private ssh(args: Word[]): Word[] {
+    const end = skipOptions(args, SSH_OPTIONS);
+    for (const host of end.ambiguous ? [end.at, end.at + 1] : [end.at])
+      if (host + 1 < args.length) this.scriptBody(args.slice(host + 1), "ssh");
+    return args.slice(0, end.at);
+  }
+
   /** `watch [-n N] CMD…`: the words are joined and run by `sh -c`. */
   private watch(args: Word[]): Word[] {
-    const at = skipOptions(args, { withValue: new Set(["-n", "--interval"]) });
+    const { at } = skipOptions(
+      args,
+      opts(["-n", "--interval"], ["-b", "-c", "-d", "-e", "-g", "-p", "-t", "-w", "-x"]),
+    );
     if (at < args.length) this.scriptBody(args.slice(at), "watch");
     return args.slice(0, at);
   }
@@ -1403,73 +1421,147 @@ const MULTICALL = new Set(["busybox", "toybox"]);
 interface WrapperOptions {
   /** Options that take the next word as their value (also accepted attached: `-uroot`, `--user=root`). */
   withValue: Set<string>;
+  /** Options known to take no value. An option in neither set is read both ways (see `skipOptions`). */
+  plain: Set<string>;
   /** An option word that is a number (`nice -5`). */
   numeric?: boolean;
+  /** Operands before the command (`timeout DURATION cmd`, `chroot DIR cmd`, `taskset MASK cmd`). */
+  operands?: number;
 }
 
-/**
- * Wrappers that run their operand as a command, and the options that take a value. An unknown option
- * is taken as a flag without a value (an over-read at worst makes a value the program: reported, not hidden).
- */
+const opts = (withValue: string[], plain: string[], extra: Partial<WrapperOptions> = {}): WrapperOptions => ({
+  withValue: new Set(withValue),
+  plain: new Set(plain),
+  ...extra,
+});
+
+/** Wrappers that run their operand as a command, and their options. */
 const WRAPPER_OPTIONS = new Map<string, WrapperOptions>(
   Object.entries({
-    sudo: {
-      withValue: new Set([
-        ...["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R"],
+    sudo: opts(
+      [
+        ...["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R", "-a", "-c"],
         ...["--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type"],
-        ...["--command-timeout", "--other-user", "--chroot"],
-      ]),
-    },
-    doas: { withValue: new Set(["-u", "-C"]) },
-    nohup: { withValue: new Set() },
-    time: { withValue: new Set(["-f", "-o", "--format", "--output"]) },
-    nice: { withValue: new Set(["-n", "--adjustment"]), numeric: true },
-    exec: { withValue: new Set(["-a"]) },
-    command: { withValue: new Set() },
-    builtin: { withValue: new Set() },
-    timeout: { withValue: new Set(["-s", "-k", "--signal", "--kill-after"]) },
-    stdbuf: { withValue: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]) },
-    xargs: {
-      withValue: new Set([
+        ...["--command-timeout", "--other-user", "--chroot", "--auth-type", "--login-class"],
+      ],
+      [
+        ...[
+          "-A",
+          "-B",
+          "-b",
+          "-E",
+          "-e",
+          "-H",
+          "-i",
+          "-K",
+          "-k",
+          "-l",
+          "-N",
+          "-n",
+          "-P",
+          "-S",
+          "-s",
+          "-V",
+          "-v",
+        ],
+        ...["--askpass", "--bell", "--background", "--preserve-env", "--edit", "--set-home", "--login"],
+        ...["--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups"],
+        ...["--stdin", "--shell", "--version", "--validate", "--help"],
+      ],
+    ),
+    doas: opts(["-u", "-C"], ["-n", "-s", "-L"]),
+    pkexec: opts(["--user"], ["--disable-internal-agent", "--keep-cwd"]),
+    nohup: opts([], []),
+    time: opts(["-f", "-o", "--format", "--output"], ["-p", "-v", "-a", "-q", "--portability", "--verbose"]),
+    nice: opts(["-n", "--adjustment"], [], { numeric: true }),
+    exec: opts(["-a"], ["-c", "-l"]),
+    command: opts([], ["-p", "-v", "-V"]),
+    builtin: opts([], []),
+    timeout: opts(
+      ["-s", "-k", "--signal", "--kill-after"],
+      ["-v", "--verbose", "--preserve-status", "--foreground"],
+      {
+        operands: 1,
+      },
+    ),
+    stdbuf: opts(["-i", "-o", "-e", "--input", "--output", "--error"], []),
+    xargs: opts(
+      [
         ...["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"],
         ...["--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--eof", "--arg-file"],
         ...["--process-slot-var"],
-      ]),
-    },
-    setsid: { withValue: new Set() },
-    ionice: { withValue: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]) },
-    chroot: { withValue: new Set(["--userspec", "--groups"]) },
-    unbuffer: { withValue: new Set() },
-    flock: { withValue: new Set(["-w", "--timeout", "-E", "--conflict-exit-code"]) },
-    taskset: { withValue: new Set() },
-    chrt: { withValue: new Set() },
-    strace: { withValue: new Set(["-e", "-o", "-p", "-s", "-u", "-E", "-P", "-a", "-b", "-O", "-S", "-X"]) },
-    ltrace: { withValue: new Set(["-e", "-o", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-L"]) },
+      ],
+      [
+        ...["-0", "-r", "-t", "-p", "-x", "-o", "-i", "-l", "-e", "--null", "--no-run-if-empty", "--verbose"],
+        ...["--interactive", "--exit", "--open-tty", "--show-limits"],
+      ],
+    ),
+    setsid: opts([], ["-c", "-f", "-w", "--ctty", "--fork", "--wait"]),
+    ionice: opts(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"], ["-t", "--ignore"]),
+    chroot: opts(["--userspec", "--groups"], ["--skip-chdir"], { operands: 1 }),
+    unbuffer: opts([], ["-p"]),
+    flock: opts(
+      ["-w", "--timeout", "-E", "--conflict-exit-code"],
+      ["-s", "-x", "-e", "-u", "-n", "-o", "-F"],
+    ),
+    taskset: opts([], ["-a", "-c", "-p", "--all-tasks", "--cpu-list", "--pid"], { operands: 1 }),
+    chrt: opts([], ["-a", "-b", "-d", "-e", "-f", "-i", "-m", "-o", "-p", "-r", "-R", "-v"], { operands: 1 }),
+    strace: opts(["-e", "-o", "-p", "-s", "-u", "-E", "-P", "-a", "-b", "-O", "-S", "-X"], []),
+    ltrace: opts(["-e", "-o", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-L"], []),
+    unshare: opts(["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"], []),
+    nsenter: opts(["-t", "-S", "-G", "-r", "-w", "--target", "--setuid", "--setgid", "--root", "--wd"], []),
+    "systemd-run": opts(["-u", "-p", "-E", "-M", "-H", "--unit", "--property", "--setenv", "--machine"], []),
+    firejail: opts([], []),
   } satisfies Record<string, WrapperOptions>),
 );
 
-/** The index of the first operand after a wrapper's options (`--` consumed). */
-function skipOptions(args: Word[], options: WrapperOptions): number {
-  let k = 0;
-  for (; k < args.length; k++) {
+const SSH_OPTIONS = opts(
+  "BbcDEeFIiJLlmOoPpQRSWw".split("").map((l) => `-${l}`),
+  "46AaCfGgKkMNnqsTtVvXxYy".split("").map((l) => `-${l}`),
+);
+
+interface OptionsEnd {
+  /** The index of the first operand (`--` consumed). */
+  at: number;
+  /**
+   * The last option is unknown and its next word could be its value or the command: both readings count
+   * (reading a value as a program only adds a form; reading the program as a value would hide it).
+   */
+  ambiguous: boolean;
+  /** The options given (`-i`, `--login`; a cluster letter by letter), values excluded. */
+  seen: string[];
+}
+
+/** Where a wrapper's options end. */
+function skipOptions(args: Word[], options: WrapperOptions): OptionsEnd {
+  let ambiguous = false;
+  const seen: string[] = [];
+  for (let k = 0; k < args.length; k++) {
     const w = args[k] as Word;
     const text = w.text;
-    if (isDynamic(w)) return k;
-    if (text === "--") return k + 1;
-    if (!text.startsWith("-") || text === "-") return k;
+    if (isDynamic(w) || !text.startsWith("-") || text === "-") return { at: k, ambiguous, seen };
+    if (text === "--") return { at: k + 1, ambiguous: false, seen };
+    ambiguous = false;
     if (options.numeric && /^-\d+$/.test(text)) continue;
     if (text.startsWith("--")) {
+      const name = text.split("=")[0] as string;
+      seen.push(name);
       if (options.withValue.has(text)) k += 1;
+      else ambiguous = !text.includes("=") && !options.plain.has(text);
       continue;
     }
     // a short cluster (`-iu root`, `-n1`): a value option takes the rest of the word, or the next word
     for (let j = 1; j < text.length; j++) {
-      if (!options.withValue.has(`-${text[j]}`)) continue;
-      if (j === text.length - 1) k += 1;
-      break;
+      const letter = `-${text[j]}`;
+      seen.push(letter);
+      if (options.withValue.has(letter)) {
+        if (j === text.length - 1) k += 1;
+        break;
+      }
+      if (j === text.length - 1) ambiguous = !options.plain.has(letter);
     }
   }
-  return k;
+  return { at: args.length, ambiguous: false, seen };
 }
 
 // ---------------------------------------------------------------------------------------------------
