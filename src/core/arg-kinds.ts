@@ -28,7 +28,10 @@ export type ArgumentKinds = z.output<typeof ArgumentKindsSchema>;
 /** `rules.paths`: how paths are canonicalised for this policy. */
 export const PathOptionsSchema = z
   .object({
-    /** Compare paths without case (a case-insensitive file system, e.g. macOS or Windows defaults). */
+    /**
+     * true: the file system ignores case (macOS', Windows' defaults), paths are compared lower-cased;
+     * false: it does not. Absent: unknown, so `pathWithin`/`pathMatches` try both and the strict answer wins.
+     */
     caseFold: z.boolean().optional(),
     /** Absolute directory that relative paths resolve against; wins over the caller's `context.cwd`. */
     base: z.string().min(1).optional(),

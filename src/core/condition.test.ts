@@ -182,11 +182,21 @@ describe("path operators", () => {
     expect(m("/app/env")).toBe(false);
   });
 
-  it("folds case when the policy says so", () => {
+  it("folds case when the policy says so, and tries both when it does not say", () => {
     const c: Condition = { field: "args.path", op: "pathWithin", value: "/Tmp" };
     const f = { args: { path: "/TMP/a" } };
     expect(tri(c, f, true, { paths: { caseFold: true } }).value).toBe(true);
-    expect(tri(c, f, true, {}).value).toBe(false);
+    expect(tri(c, f, false, { paths: { caseFold: true } }).value).toBe(true);
+    expect(tri(c, f, true, { paths: { caseFold: false } }).value).toBe(false);
+    // Unknown file system: a deny rule reads /TMP/a as possibly inside, an allow rule as possibly outside.
+    expect(tri(c, f, true, {}).value).toBe(true);
+    expect(tri(c, f, false, {}).value).toBe(false);
+    expect(tri(c, { args: { path: "/Tmp/a" } }, false, {}).value).toBe(true);
+    const secret: Condition = { field: "args:path", op: "pathMatches", value: "/etc/shadow" };
+    expect(tri(secret, { args: { path: "/ETC/Shadow" } }, true, {}).value).toBe(true);
+    expect(tri(secret, { args: { path: "/ETC/Shadow" } }, true, { paths: { caseFold: false } }).value).toBe(
+      false,
+    );
   });
 
   it("resolves relative paths against the policy's base, else the caller's cwd, else unknown", () => {

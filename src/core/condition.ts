@@ -298,6 +298,8 @@ export class PreparedFacts {
   readonly facts: unknown;
   readonly scope: ConditionScope;
   readonly caseFold: boolean;
+  /** The policy does not say whether the file system folds case: path operators try both readings. */
+  readonly caseUnknown: boolean;
   readonly base: string | undefined;
   private leavesCache: ArgLeaves | undefined;
   private leafIndex: Map<string, ArgLeaf> | undefined;
@@ -306,6 +308,7 @@ export class PreparedFacts {
     this.facts = facts;
     this.scope = scope;
     this.caseFold = scope.paths?.caseFold === true;
+    this.caseUnknown = scope.paths?.caseFold === undefined;
     const cwd = getPath(facts, "context.cwd");
     this.base = scope.paths?.base ?? (typeof cwd === "string" && cwd.startsWith("/") ? cwd : undefined);
   }
@@ -815,27 +818,47 @@ function expectedVariants(kind: ArgKind | undefined, part: ValuePart | undefined
  */
 const pathResults = new WeakMap<Comparison, Map<string, boolean>>();
 
-function testPathOp(c: Comparison, pf: PreparedFacts, path: string): boolean {
+function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolean): boolean {
   let results = pathResults.get(c);
   if (!results) {
     results = new Map();
     pathResults.set(c, results);
   }
-  const key = `${pf.caseFold ? 1 : 0}\u0000${pf.base ?? ""}\u0000${path}`;
+  const key = `${pf.caseFold ? 1 : 0}${fold ? 1 : 0}\u0000${pf.base ?? ""}\u0000${path}`;
   let result = results.get(key);
   if (result === undefined) {
     result =
       c.op === "pathWithin"
-        ? pathWithin({ path, roots: canonicalRoots(c.value, pf) })
-        : pathMatches({ path, globs: asList(c.value) as string[], caseFold: pf.caseFold });
+        ? pathWithin({
+            path: fold ? path.toLowerCase() : path,
+            roots: fold
+              ? canonicalRoots(c.value, pf).map((r) => r.toLowerCase())
+              : canonicalRoots(c.value, pf),
+          })
+        : pathMatches({ path, globs: asList(c.value) as string[], caseFold: fold });
     if (results.size >= 1024) results.clear();
     if (path.length <= MAX_CACHED_VALUE) results.set(key, result);
   }
   return result;
 }
 
-function testReading(c: Comparison, pf: PreparedFacts, kind: ArgKind | undefined, reading: unknown): boolean {
-  if (c.op === "pathWithin" || c.op === "pathMatches") return testPathOp(c, pf, reading as string);
+/**
+ * One reading of one value. A path operator on a file system whose case handling the policy does not
+ * state (`rules.paths.caseFold` absent) is tried case-sensitively and case-insensitively, the strict
+ * answer winning: `/ETC/shadow` is `/etc/shadow` on macOS' and Windows' default file systems.
+ */
+function testReading(
+  c: Comparison,
+  pf: PreparedFacts,
+  kind: ArgKind | undefined,
+  reading: unknown,
+  strict: boolean,
+): boolean {
+  if (c.op === "pathWithin" || c.op === "pathMatches") {
+    const exact = testPathOp(c, pf, reading as string, pf.caseFold);
+    if (!pf.caseUnknown || exact === strict) return exact;
+    return testPathOp(c, pf, reading as string, true);
+  }
   return testPlain(c, reading, expectedVariants(kind, c.part, pf));
 }
 
@@ -883,7 +906,7 @@ function evaluateComparisonTri(c: Comparison, pf: PreparedFacts, strict: boolean
       else if ("result" in unit) results.push(triOf(unit.result));
       else {
         // Honest alternative readings of one value: the strict one wins.
-        const test = (r: unknown) => testReading(c, pf, subject.kind, r);
+        const test = (r: unknown) => testReading(c, pf, subject.kind, r, strict);
         results.push(triOf(strict ? unit.readings.some(test) : unit.readings.every(test)));
       }
     }

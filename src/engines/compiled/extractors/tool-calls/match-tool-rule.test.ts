@@ -290,6 +290,7 @@ describe("the bundled mcp-tools policy", () => {
       "~/x",
       "tmp/a",
       "/tmpfoo/a",
+      "/TMP/a",
     ]) {
       const r = check("filesystem.delete_file", { path });
       expect(refused(r), path).toBe(true);
@@ -304,6 +305,8 @@ describe("the bundled mcp-tools policy", () => {
       "/home/u/.ssh/id_rsa",
       "/x/../home/u/.ssh/config",
       "/srv/tls/server.key",
+      "/ETC/shadow",
+      "/app/.ENV",
       "~/.ssh/id_rsa",
     ]) {
       expect(check("filesystem.read_file", { path }).effect, path).toBe("deny");
