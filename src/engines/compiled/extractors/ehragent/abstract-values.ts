@@ -7,9 +7,15 @@
 import type { Expr, Param, Stmt } from "./py-ast.js";
 import { hole, isHole, type SymString } from "./sym-string.js";
 
+/**
+ * The variables of one scope at one program point. Branches run on copies of a frame that share its
+ * `scope` (one object per module, class body or function call): a closure that names an outer scope
+ * reads whichever copy of it is live at the time (Interpreter.live), as Python reads the one variable.
+ */
 export interface Frame {
   vars: Map<string, Val>;
   parent: Frame | null;
+  scope: object;
 }
 
 export type Val =
@@ -25,8 +31,12 @@ export type Val =
   | { k: "column"; tables: readonly string[]; column: string }
   /** `.iloc` / `.loc` / `.at` / `.iat` of a table, row or column. */
   | { k: "indexer"; of: "table" | "row" | "column"; tables: readonly string[]; mode: string }
-  /** exact: items are the elements in order; otherwise items approximate every element. */
-  | { k: "list"; items: Val[]; exact: boolean }
+  /**
+   * A list, tuple or set. exact: items are the elements in order; otherwise items approximate every
+   * element (any element may be any of them). tuple: made by a tuple display (`%` formatting spreads a
+   * tuple, not a list).
+   */
+  | { k: "list"; items: Val[]; exact: boolean; tuple?: true }
   | { k: "dict"; keys: Val[]; values: Val[]; exact: boolean }
   | { k: "slice" }
   | {
@@ -38,6 +48,8 @@ export type Val =
       id: number;
     }
   | { k: "builtin"; name: string }
+  /** An imported module or a member of one the interpreter models (python-world.ts), by qualified name. */
+  | { k: "module"; path: string }
   | { k: "method"; self: Val; name: string }
   | { k: "unknown"; origin: string }
   | { k: "oneOf"; options: Val[] };
@@ -82,13 +94,15 @@ export function valKey(value: Val, depth = 0): string {
     case "indexer":
       return `i:${value.of}:${value.mode}:${[...value.tables].sort().join(",")}`;
     case "list":
-      return `l${value.exact ? "e" : ""}[${value.items.map((item) => valKey(item, depth + 1)).join(";")}]`;
+      return `l${value.exact ? "e" : ""}${value.tuple ? "t" : ""}[${value.items.map((item) => valKey(item, depth + 1)).join(";")}]`;
     case "dict":
       return `d[${value.keys.map((item, i) => `${valKey(item, depth + 1)}=${valKey(value.values[i]!, depth + 1)}`).join(";")}]`;
     case "func":
       return `f:${value.id}`;
     case "builtin":
       return `b:${value.name}`;
+    case "module":
+      return `M:${value.path}`;
     case "method":
       return `m:${value.name}:${valKey(value.self, depth + 1)}`;
     case "unknown":

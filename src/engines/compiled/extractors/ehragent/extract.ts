@@ -16,7 +16,10 @@ import { parsePython } from "./py-parser.js";
 import { type DatabaseSchema, EICU_SCHEMA, isNormalizedSchema, normalizeSchema } from "./schema.js";
 
 export interface EhrAgentAccess {
-  /** table -> columns the code reads, both sorted, each column once. */
+  /**
+   * table -> columns the code reads, both sorted, each column once. A table the code reads without
+   * naming a column (`len(LoadDB('t'))`, `select count(*) from t`) is listed with no columns.
+   */
   tables: Record<string, string[]>;
   /**
    * Tables whose every column the code exposes (a whole DataFrame printed or left in `answer`, SQL
@@ -28,7 +31,7 @@ export interface EhrAgentAccess {
    * `exists(select 1 from t)`): reading them still reads the table. Sorted. A table listed here may
    * also have columns in `tables`.
    */
-  tablesRead: string[];
+  tablesRead?: string[];
   confidence: "high" | "low";
   /** What could not be determined, e.g. a condition built from a value only known at run time. */
   unresolved: string[];
@@ -68,7 +71,7 @@ function copyAccess(access: EhrAgentAccess): EhrAgentAccess {
   return {
     tables,
     wholeTables: [...access.wholeTables],
-    tablesRead: [...access.tablesRead],
+    tablesRead: [...(access.tablesRead ?? [])],
     confidence: access.confidence,
     unresolved: [...access.unresolved],
     errors: [...access.errors],
@@ -166,10 +169,14 @@ function analyse(code: string, schema: DatabaseSchema): EhrAgentAccess {
     ]);
   }
   const result = interpretModule({ module, schema });
+  // A table read with no column named is listed with no columns: reading it is still reading it, and
+  // an access check denies a role that may not read that table at all.
+  const names = [...result.reads.keys()];
+  for (const table of result.tablesRead) if (!result.reads.has(table)) names.push(table);
   const tables: Record<string, string[]> = {};
-  for (const table of [...result.reads.keys()].sort()) {
-    const columns = [...(result.reads.get(table) ?? [])].sort();
-    if (columns.length > 0) tables[table] = columns;
+  for (const table of names.sort()) {
+    const columns = result.reads.get(table);
+    tables[table] = columns ? [...columns].sort() : [];
   }
   return {
     tables,

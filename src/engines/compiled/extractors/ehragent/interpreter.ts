@@ -1,9 +1,17 @@
 /**
- * Abstract interpretation of EHRAgent code: walks the AST once (loops twice, both branches of every if),
- * tracking what each variable may hold (abstract-values.ts), and records every table column the code
- * reads through the toolbox (LoadDB, FilterDB, GetValue, SQLInterpreter) or through pandas-style access
- * on the DataFrames those tools return (`db['col']`, `row['col']`, `db.col`, `.iloc`, `.loc`, iterrows,
- * sort_values(by=...)). What cannot be determined is reported, never guessed silently.
+ * Abstract interpretation of EHRAgent code: walks the AST, tracking what each variable may hold
+ * (abstract-values.ts), and records every table column the code reads through the toolbox (LoadDB,
+ * FilterDB, GetValue, SQLInterpreter) or through pandas-style access on the DataFrames those tools
+ * return (`db['col']`, `row['col']`, `db.col`, `.iloc`, `.loc`, iterrows, sort_values(by=...)).
+ *
+ * It follows CPython on every construct it models, or says it cannot: scoping (`global`, `nonlocal`,
+ * closures reading the live outer variables), control flow (`break`, `continue`, `return`, `raise`,
+ * `else` on loops and `try`, loops run to a fixpoint), in-place mutation of lists and dicts, string
+ * formatting with format specs, duplicate dict keys. Where a variable may hold several values (a loop
+ * left by a data-dependent break), it holds all of them. The world is closed (python-world.ts): a
+ * builtin, module, attribute or call it does not model (open, pandas.read_csv, os, exec, a dunder
+ * attribute, an unknown function) makes the result undetermined, with the construct and its line, so
+ * the compiled engine fails closed instead of concluding that nothing forbidden was read.
  */
 import {
   appendToList,
@@ -22,8 +30,22 @@ import {
   unknown,
   unknownStr,
   type Val,
+  valKey,
 } from "./abstract-values.js";
 import type { Expr, FStringPart, Module, Param, Stmt } from "./py-ast.js";
+import { formatStrSpec, percentIntConversion, percentStrConversion, pythonStrRepr } from "./py-format.js";
+import {
+  DYNAMIC_BUILTINS,
+  EXCEPTION_NAMES,
+  FRAME_METHODS,
+  FRAME_WRITERS,
+  isAllowedMember,
+  isAllowedModule,
+  isPrivateAttribute,
+  MODELLED_BUILTINS,
+  TOOLBOX,
+  VALUE_METHODS,
+} from "./python-world.js";
 import { type DatabaseSchema, schemaColumnSets } from "./schema.js";
 import { extractSqlAccess } from "./sql-access.js";
 import {
@@ -45,7 +67,7 @@ export interface InterpretResult {
   reads: Map<string, Set<string>>;
   /** Tables whose every column the code exposes (a whole DataFrame printed or returned, SQL `*`). */
   wholeTables: Set<string>;
-  /** Tables read without a column named (a row count, `select 1 from t`, LoadDB): reading the table. */
+  /** Every table the code reads, with or without a column named (LoadDB, `select count(*) from t`). */
   tablesRead: Set<string>;
   unresolved: string[];
   errors: string[];
@@ -54,28 +76,30 @@ export interface InterpretResult {
 /** A list of words written as one block of text. */
 const words = (text: string): string[] => text.trim().split(/\s+/);
 
-const TOOLBOX = new Set(["LoadDB", "FilterDB", "GetValue", "SQLInterpreter", "Calculate", "Calendar"]);
-const PY_BUILTINS = new Set(
-  words(`
-  len int float abs round sum ord hash id str repr bool isinstance callable hasattr any all list tuple
-  set frozenset sorted reversed dict zip enumerate range map filter max min next iter print getattr
-  type chr divmod pow exec eval compile __import__ setattr globals locals vars
-`),
-);
-
 /**
  * One value per toolbox function and builtin, made once: a lookup of `LoadDB` or `len` is frequent and
  * the value is never changed (frozen to keep it so).
  */
 const BUILTIN_VALUES: ReadonlyMap<string, Val> = new Map(
-  [...TOOLBOX, ...PY_BUILTINS].map((name) => [name, Object.freeze({ k: "builtin", name }) as Val]),
+  [...TOOLBOX, ...MODELLED_BUILTINS].map((name) => [name, Object.freeze({ k: "builtin", name }) as Val]),
 );
 
-/** DataFrame methods whose result is again a DataFrame over the same table. */
+/**
+ * DataFrame methods whose result is again a DataFrame over the same table, chosen by position or by
+ * the columns named in their arguments (read as named): no other cell is looked at.
+ */
 const TABLE_RETURNING = new Set(
   words(`
-  head tail sort_values sort_index drop_duplicates reset_index set_index copy dropna fillna filter
-  drop rename nlargest nsmallest sample query astype where mask assign groupby loc replace round
+  head tail sort_values sort_index reset_index set_index copy filter drop rename nlargest nsmallest
+  sample query assign groupby loc
+`),
+);
+
+/** DataFrame methods whose result is a DataFrame computed from every cell (read whole). */
+const TABLE_COMPUTING = new Set(
+  words(`
+  drop_duplicates dropna fillna astype where mask replace round isin isna isnull notna notnull eq ne lt
+  gt le ge duplicated abs
 `),
 );
 
@@ -97,6 +121,17 @@ const MASK_METHODS = new Set(
 `),
 );
 
+/** Comparison operators that compare a DataFrame cell by cell. */
+const CELLWISE = new Set(["==", "!=", "<>", "<", ">", "<=", ">="]);
+
+/** Methods of lists, tuples and sets (the interpreter's one list value stands for all three). */
+const LIST_METHODS = new Set(
+  words(`
+  append add insert extend update pop remove discard clear reverse sort copy index count union
+  intersection difference symmetric_difference issubset issuperset isdisjoint
+`),
+);
+
 // Made once here rather than as an arrow at each call.
 const lowerCase = (text: string) => text.toLowerCase();
 const upperCase = (text: string) => text.toUpperCase();
@@ -111,14 +146,42 @@ const ARGUMENT_NAMES = ["ARGUMENT", "argument", "column", "col"];
 const SQL_NAMES = ["SQL", "sql", "query"];
 
 const MAX_EXACT_ITERATION = 32;
+/** Passes of a loop whose iterations are not followed one by one, before its changing variables widen. */
+const MAX_LOOP_PASSES = 6;
 const MAX_STEPS = 200_000;
 const MAX_CALL_DEPTH = 8;
 
 class BudgetExceeded extends Error {}
 
+/** Where `break` and `continue` leave the states they jump with. */
+interface LoopFlow {
+  breaks: Map<string, Val>[];
+  continues: Map<string, Val>[];
+}
+
 interface Ctx {
   frame: Frame;
   returns: Val[];
+  /** The innermost loop of this function body, or null. */
+  loop: LoopFlow | null;
+  /** Names the running function declares `global` or `nonlocal`. */
+  declared: ReadonlyMap<string, "global" | "nonlocal"> | null;
+  /** Inside `try` bodies: where the states an exception may leave with are collected (innermost last). */
+  raises: Map<string, Val>[][] | null;
+  /** Evaluating a comprehension's element or conditions. */
+  comprehension: boolean;
+}
+
+/** A context like `ctx` with some fields changed; one object shape for every context. */
+function withCtx(ctx: Ctx, change: Partial<Ctx>): Ctx {
+  return {
+    frame: change.frame ?? ctx.frame,
+    returns: change.returns ?? ctx.returns,
+    loop: change.loop !== undefined ? change.loop : ctx.loop,
+    declared: change.declared !== undefined ? change.declared : ctx.declared,
+    raises: change.raises !== undefined ? change.raises : ctx.raises,
+    comprehension: change.comprehension ?? ctx.comprehension,
+  };
 }
 
 /** Runs the abstract interpreter over a parsed module. Never throws. */
@@ -139,6 +202,79 @@ function unique(list: string[]): string[] {
   return list.length < 2 ? list : [...new Set(list)];
 }
 
+/** `global`/`nonlocal` declarations of a function body (not of functions or classes nested in it). */
+const declarationsCache = new WeakMap<object, ReadonlyMap<string, "global" | "nonlocal"> | null>();
+
+function declarationsOf(body: readonly Stmt[]): ReadonlyMap<string, "global" | "nonlocal"> | null {
+  const cached = declarationsCache.get(body);
+  if (cached !== undefined) return cached;
+  let found: Map<string, "global" | "nonlocal"> | null = null;
+  const visit = (stmts: readonly Stmt[]): void => {
+    for (const stmt of stmts) {
+      switch (stmt.type) {
+        case "Global":
+          found ??= new Map();
+          for (const name of stmt.names) found.set(name, stmt.kind);
+          break;
+        case "If":
+        case "For":
+        case "While":
+          visit(stmt.body);
+          visit(stmt.orelse);
+          break;
+        case "With":
+          visit(stmt.body);
+          break;
+        case "Try":
+          visit(stmt.body);
+          for (const handler of stmt.handlers) visit(handler.body);
+          visit(stmt.orelse);
+          visit(stmt.finalbody);
+          break;
+        default:
+          break;
+      }
+    }
+  };
+  visit(body);
+  declarationsCache.set(body, found);
+  return found;
+}
+
+/** Whether a block contains `break`, `continue` or `return` outside nested loops and functions. */
+function jumpsOut(body: readonly Stmt[], inLoop: boolean): boolean {
+  for (const stmt of body) {
+    switch (stmt.type) {
+      case "Return":
+        return true;
+      case "Break":
+      case "Continue":
+        if (!inLoop) return true;
+        break;
+      case "If":
+      case "With":
+        if (jumpsOut(stmt.body, inLoop) || (stmt.type === "If" && jumpsOut(stmt.orelse, inLoop))) return true;
+        break;
+      case "For":
+      case "While":
+        if (jumpsOut(stmt.body, true) || jumpsOut(stmt.orelse, inLoop)) return true;
+        break;
+      case "Try":
+        if (
+          jumpsOut(stmt.body, inLoop) ||
+          stmt.handlers.some((handler) => jumpsOut(handler.body, inLoop)) ||
+          jumpsOut(stmt.orelse, inLoop) ||
+          jumpsOut(stmt.finalbody, inLoop)
+        )
+          return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
 class Interpreter {
   readonly reads = new Map<string, Set<string>>();
   readonly wholeTables = new Set<string>();
@@ -148,9 +284,15 @@ class Interpreter {
   private steps = 0;
   private depth = 0;
   private nextFuncId = 1;
+  /** The line of the statement or call being analysed, for the reasons given. */
+  private line = 0;
   /** Every function value created, and the ids of those the analysis saw called. */
   private readonly functions: Extract<Val, { k: "func" }>[] = [];
   private called: Set<number> | null = null;
+  /** The module scope (its frame's `scope`), for `global` writes. */
+  private readonly moduleScope = {};
+  /** Scope -> the copy of its frame that is live now (a branch runs on a copy). */
+  private readonly liveFrames = new Map<object, Frame>();
 
   /** The schema's columns per table as Sets (own tables only; see hasColumn). */
   private readonly columnSets: ReadonlyMap<string, ReadonlySet<string>>;
@@ -160,16 +302,17 @@ class Interpreter {
   }
 
   run(module: Module): void {
-    const frame: Frame = { vars: new Map(), parent: null };
-    const ctx: Ctx = { frame, returns: [] };
+    const frame: Frame = { vars: new Map(), parent: null, scope: this.moduleScope };
+    this.liveFrames.set(this.moduleScope, frame);
+    const ctx: Ctx = { frame, returns: [], loop: null, declared: null, raises: null, comprehension: false };
     try {
-      this.execBlock(module.body, ctx);
+      const alive = this.execBlock(module.body, ctx);
       // The value left in `answer` (EHRAgent prints it) and a trailing bare expression (a notebook cell
       // displays it) expose every column of a DataFrame they hold.
       const answer = frame.vars.get("answer");
       if (answer) this.exposeHandles(answer);
       const last = module.body[module.body.length - 1];
-      if (last?.type === "ExprStmt") this.exposeHandles(this.evaluate(last.value, ctx));
+      if (alive && last?.type === "ExprStmt") this.exposeHandles(this.evaluate(last.value, ctx));
       this.probeUncalledFunctions();
     } catch (error) {
       if (error instanceof BudgetExceeded) {
@@ -180,6 +323,11 @@ class Interpreter {
         );
       }
     }
+  }
+
+  /** Reports a construct the interpreter does not model: the result is undetermined (fails closed). */
+  private undetermined(what: string): void {
+    this.unresolved.push(`${what} (line ${this.line}) is outside what the analysis models`);
   }
 
   // ------------------------------------------------------------------ recording
@@ -258,16 +406,33 @@ class Interpreter {
     if (this.steps > MAX_STEPS) throw new BudgetExceeded();
   }
 
-  // ------------------------------------------------------------------ statements
+  // ------------------------------------------------------------------ frames
 
-  private execBlock(body: readonly Stmt[], ctx: Ctx): void {
-    for (const stmt of body) this.exec(stmt, ctx);
+  /** The copy of `frame`'s scope that is live now (frame itself unless a branch runs on a copy). */
+  private live(frame: Frame): Frame {
+    return this.liveFrames.get(frame.scope) ?? frame;
   }
 
-  private branch(ctx: Ctx, body: readonly Stmt[]): Map<string, Val> {
-    const frame: Frame = { vars: new Map(ctx.frame.vars), parent: ctx.frame.parent };
-    this.execBlock(body, { frame, returns: ctx.returns });
-    return frame.vars;
+  /** Runs `body` on a copy of the frame (a branch); answers the copy's variables, or null if it never falls through. */
+  private branch(ctx: Ctx, body: readonly Stmt[], start?: Map<string, Val>): Map<string, Val> | null {
+    const frame: Frame = {
+      vars: new Map(start ?? ctx.frame.vars),
+      parent: ctx.frame.parent,
+      scope: ctx.frame.scope,
+    };
+    const alive = this.withLive(frame, () => this.execBlock(body, withCtx(ctx, { frame })));
+    return alive ? frame.vars : null;
+  }
+
+  /** Runs `fn` with `frame` as the live copy of its scope, restoring the previous one after. */
+  private withLive<T>(frame: Frame, fn: () => T): T {
+    // No try/finally: an exception ends the whole analysis (run() reports it), state and all.
+    const previous = this.liveFrames.get(frame.scope);
+    this.liveFrames.set(frame.scope, frame);
+    const result = fn();
+    if (previous === undefined) this.liveFrames.delete(frame.scope);
+    else this.liveFrames.set(frame.scope, previous);
+    return result;
   }
 
   /**
@@ -321,134 +486,314 @@ class Interpreter {
     }
   }
 
-  private exec(stmt: Stmt, ctx: Ctx): void {
+  /** Whether two states bind the same names to values the interpreter cannot tell apart. */
+  private sameState(a: Map<string, Val>, b: Map<string, Val>): boolean {
+    if (a.size !== b.size) return false;
+    for (const [name, value] of a) {
+      const other = b.get(name);
+      if (other === undefined) return false;
+      if (other !== value && valKey(other) !== valKey(value)) return false;
+    }
+    return true;
+  }
+
+  // ------------------------------------------------------------------ statements
+
+  /** Runs a block; false when no path falls through its end (break, continue, return, raise). */
+  private execBlock(body: readonly Stmt[], ctx: Ctx): boolean {
+    for (const stmt of body) if (!this.exec(stmt, ctx)) return false;
+    return true;
+  }
+
+  private exec(stmt: Stmt, ctx: Ctx): boolean {
     this.tick();
+    this.line = stmt.line;
+    // An exception may leave a try body before any of its statements: handlers start from each such state.
+    if (ctx.raises) for (const states of ctx.raises) states.push(new Map(ctx.frame.vars));
     switch (stmt.type) {
       case "Assign": {
         const value = this.evaluate(stmt.value, ctx);
         for (const target of stmt.targets) this.assign(target, value, ctx);
-        return;
+        return true;
       }
-      case "AugAssign": {
-        const current = this.evaluate(stmt.target, ctx);
-        const value = this.evaluate(stmt.value, ctx);
-        const target = stmt.target;
-        if (target.type === "Name" && current.k === "list" && stmt.op === "+") {
-          for (const item of this.elements(value)) appendToList(current, item);
-          return;
-        }
-        this.assign(target, this.binary(stmt.op, current, value), ctx);
-        return;
-      }
+      case "AugAssign":
+        this.augAssign(stmt, ctx);
+        return true;
       case "AnnAssign":
         if (stmt.value) this.assign(stmt.target, this.evaluate(stmt.value, ctx), ctx);
-        return;
+        return true;
       case "ExprStmt":
         this.evaluate(stmt.value, ctx);
-        return;
+        return true;
       case "If": {
         this.evaluate(stmt.test, ctx);
         const body = this.branch(ctx, stmt.body);
         // No else: the state after it is the state before, which needs no copy.
         const orelse = stmt.orelse.length === 0 ? ctx.frame.vars : this.branch(ctx, stmt.orelse);
-        this.mergeInto(ctx.frame, [body, orelse]);
-        return;
+        if (body === null && orelse === null) return false;
+        this.mergeInto(ctx.frame, body === null ? [orelse!] : orelse === null ? [body] : [body, orelse]);
+        return true;
       }
-      case "For": {
-        const iterable = this.evaluate(stmt.iter, ctx);
-        const before = new Map(ctx.frame.vars);
-        const passes = this.iterationPasses(iterable);
-        for (const item of passes) {
-          this.assign(stmt.target, item, ctx);
-          this.execBlock(stmt.body, ctx);
+      case "For":
+        return this.execFor(stmt, ctx);
+      case "While":
+        return this.execWhile(stmt, ctx);
+      case "FunctionDef": {
+        // `@d def f` binds f to d(f), the decorator nearest the def applied first.
+        const decorators = stmt.decorators.map((decorator) => this.evaluate(decorator, ctx));
+        let value = this.makeFunction(stmt.name, stmt.params, stmt.body, ctx.frame);
+        for (let i = decorators.length - 1; i >= 0; i--) {
+          const fn = value;
+          value = mapOptions(decorators[i]!, (decorator) => this.callOne(decorator, [fn], NO_KWARGS));
         }
-        this.mergeInto(ctx.frame, [before, ctx.frame.vars]);
-        this.execBlock(stmt.orelse, ctx);
-        return;
+        this.bindName(stmt.name, value, ctx);
+        return true;
       }
-      case "While": {
-        const before = new Map(ctx.frame.vars);
-        for (let pass = 0; pass < 2; pass++) {
-          this.evaluate(stmt.test, ctx);
-          this.execBlock(stmt.body, ctx);
-        }
-        this.mergeInto(ctx.frame, [before, ctx.frame.vars]);
-        this.execBlock(stmt.orelse, ctx);
-        return;
-      }
-      case "FunctionDef":
-        for (const decorator of stmt.decorators) this.evaluate(decorator, ctx);
-        ctx.frame.vars.set(stmt.name, this.makeFunction(stmt.name, stmt.params, stmt.body, ctx.frame));
-        return;
       case "ClassDef": {
         for (const base of stmt.bases) this.evaluate(base, ctx);
-        this.execBlock(stmt.body, { frame: { vars: new Map(), parent: ctx.frame }, returns: [] });
-        ctx.frame.vars.set(stmt.name, unknown(`class ${stmt.name}`));
-        return;
+        const frame: Frame = { vars: new Map(), parent: ctx.frame, scope: {} };
+        this.withLive(frame, () =>
+          this.execBlock(stmt.body, {
+            frame,
+            returns: [],
+            loop: null,
+            declared: null,
+            raises: ctx.raises,
+            comprehension: false,
+          }),
+        );
+        this.bindName(stmt.name, unknown(`class ${stmt.name}`), ctx);
+        return true;
       }
       case "Return":
         ctx.returns.push(stmt.value ? this.evaluate(stmt.value, ctx) : NONE);
-        return;
-      case "Try": {
-        const before = new Map(ctx.frame.vars);
-        this.execBlock(stmt.body, ctx);
-        const afterBody = new Map(ctx.frame.vars);
-        // An exception may leave the body at any point: handlers start from either state.
-        const handlerStates = stmt.handlers.map((handler) => {
-          const frame: Frame = { vars: new Map(before), parent: ctx.frame.parent };
-          this.mergeInto(frame, [before, afterBody]);
-          if (handler.exceptionType) this.evaluate(handler.exceptionType, { frame, returns: ctx.returns });
-          if (handler.name) frame.vars.set(handler.name, unknown("exception"));
-          this.execBlock(handler.body, { frame, returns: ctx.returns });
-          return frame.vars;
-        });
-        this.execBlock(stmt.orelse, ctx);
-        this.mergeInto(ctx.frame, [ctx.frame.vars, ...handlerStates]);
-        this.execBlock(stmt.finalbody, ctx);
-        return;
-      }
+        return false;
+      case "Try":
+        return this.execTry(stmt, ctx);
       case "With":
         for (const item of stmt.items) {
           const value = this.evaluate(item.context, ctx);
           if (item.target) this.assign(item.target, value, ctx);
         }
-        this.execBlock(stmt.body, ctx);
-        return;
+        return this.execBlock(stmt.body, ctx);
       case "Raise":
         if (stmt.exc) this.evaluate(stmt.exc, ctx);
-        return;
+        return false;
       case "Del":
-        for (const target of stmt.targets) {
-          if (target.type === "Name") ctx.frame.vars.delete(target.id);
-          else
-            this.evaluate(
-              target.type === "Subscript" || target.type === "Attribute" ? target.value : target,
-              ctx,
-            );
-        }
-        return;
+        for (const target of stmt.targets) this.deleteTarget(target, ctx);
+        return true;
       case "Assert":
         this.evaluate(stmt.test, ctx);
         if (stmt.msg) this.evaluate(stmt.msg, ctx);
-        return;
+        return true;
       case "Import":
-      case "Pass":
+        this.execImport(stmt, ctx);
+        return true;
       case "Break":
+        ctx.loop?.breaks.push(new Map(ctx.frame.vars));
+        return false;
       case "Continue":
+        ctx.loop?.continues.push(new Map(ctx.frame.vars));
+        return false;
+      case "Pass":
       case "Global":
-        return;
+        return true;
     }
+  }
+
+  /** `x op= v`: a list extended in place (`+=` keeps the object), anything else rebound to `x op v`. */
+  private augAssign(stmt: Extract<Stmt, { type: "AugAssign" }>, ctx: Ctx): void {
+    const current = this.evaluate(stmt.target, ctx);
+    const value = this.evaluate(stmt.value, ctx);
+    const results: Val[] = [];
+    for (const option of options(current)) {
+      if (option.k === "list" && stmt.op === "+") {
+        for (const item of this.elements(value)) appendToList(option, item);
+        results.push(option);
+      } else {
+        results.push(this.binary(stmt.op, option, value));
+      }
+    }
+    this.assign(stmt.target, join(...results), ctx);
+  }
+
+  private execImport(stmt: Extract<Stmt, { type: "Import" }>, ctx: Ctx): void {
+    for (const { name, asname } of stmt.names) {
+      if (stmt.from === null) {
+        if (!isAllowedModule(name)) {
+          this.undetermined(`import of module "${name}"`);
+          this.bindName(asname ?? name.split(".")[0]!, unknown(`module ${name}`), ctx);
+          continue;
+        }
+        // `import a.b` binds a; `import a.b as c` binds c to a.b.
+        const path = asname ? name : name.split(".")[0]!;
+        this.bindName(asname ?? path, { k: "module", path }, ctx);
+        continue;
+      }
+      const qualified = `${stmt.from}.${name}`;
+      if (name === "*" || !isAllowedModule(stmt.from) || !isAllowedMember(qualified)) {
+        this.undetermined(`import of "${name}" from module "${stmt.from}"`);
+        if (name !== "*") this.bindName(asname ?? name, unknown(qualified), ctx);
+        continue;
+      }
+      this.bindName(asname ?? name, { k: "module", path: qualified }, ctx);
+    }
+  }
+
+  private deleteTarget(target: Expr, ctx: Ctx): void {
+    switch (target.type) {
+      case "Name":
+        ctx.frame.vars.delete(target.id);
+        return;
+      case "Subscript": {
+        const container = this.evaluate(target.value, ctx);
+        if (target.index.type !== "Slice") this.evaluate(target.index, ctx);
+        // The remaining elements are among those there were: an approximation keeps them all.
+        for (const option of options(container)) {
+          if (option.k === "list" || option.k === "dict") option.exact = false;
+        }
+        return;
+      }
+      case "Tuple":
+      case "List":
+        for (const elt of target.elts) this.deleteTarget(elt, ctx);
+        return;
+      default:
+        this.evaluate(target.type === "Attribute" ? target.value : target, ctx);
+    }
+  }
+
+  /**
+   * A `for` loop. A short exactly known list is followed one element at a time; anything else runs
+   * the body until the state at the loop head stops changing (variables still changing after
+   * MAX_LOOP_PASSES become unknown). The state after the loop joins the states it may leave with: the
+   * end of the iteration (then the `else` block) and every `break`, so a variable set before a
+   * data-dependent break holds every value it may have there.
+   */
+  private execFor(stmt: Extract<Stmt, { type: "For" }>, ctx: Ctx): boolean {
+    const iterable = this.evaluate(stmt.iter, ctx);
+    const flow: LoopFlow = { breaks: [], continues: [] };
+    const inner: Ctx = withCtx(ctx, { loop: flow });
+    let exits = true;
+    if (iterable.k === "list" && iterable.exact && iterable.items.length <= MAX_EXACT_ITERATION) {
+      for (const item of [...iterable.items]) {
+        this.assign(stmt.target, item, inner);
+        flow.continues = [];
+        const alive = this.execBlock(stmt.body, inner);
+        const states = alive ? [ctx.frame.vars, ...flow.continues] : flow.continues;
+        if (states.length === 0) {
+          exits = false;
+          break;
+        }
+        this.mergeInto(ctx.frame, states);
+      }
+    } else {
+      const element = this.elementOf(iterable);
+      this.loopToFixpoint(ctx, flow, () => {
+        this.assign(stmt.target, element, inner);
+        return this.execBlock(stmt.body, inner);
+      });
+    }
+    return this.leaveLoop(ctx, flow, exits, stmt.orelse);
+  }
+
+  private execWhile(stmt: Extract<Stmt, { type: "While" }>, ctx: Ctx): boolean {
+    const flow: LoopFlow = { breaks: [], continues: [] };
+    const inner: Ctx = withCtx(ctx, { loop: flow });
+    // The test runs at the head of every pass, and once more on the way out.
+    this.loopToFixpoint(ctx, flow, () => {
+      this.evaluate(stmt.test, ctx);
+      return this.execBlock(stmt.body, inner);
+    });
+    this.evaluate(stmt.test, ctx);
+    return this.leaveLoop(ctx, flow, true, stmt.orelse);
+  }
+
+  /**
+   * Runs `pass` (one iteration from the loop head) until the head state is stable: the head is the join
+   * of the state before the loop and every state that reaches the next iteration.
+   */
+  private loopToFixpoint(ctx: Ctx, flow: LoopFlow, pass: () => boolean): void {
+    let head = new Map(ctx.frame.vars);
+    for (let round = 1; ; round++) {
+      flow.continues = [];
+      const alive = pass();
+      this.mergeInto(ctx.frame, [head, ...(alive ? [ctx.frame.vars] : []), ...flow.continues]);
+      if (this.sameState(ctx.frame.vars, head)) return;
+      if (round >= MAX_LOOP_PASSES) break;
+      head = new Map(ctx.frame.vars);
+    }
+    // Widening: what still changes after MAX_LOOP_PASSES may be anything. One more pass shows what the
+    // body does with the widened values; whatever changes even then becomes unknown outright.
+    this.widen(ctx.frame.vars, head, false);
+    const widened = new Map(ctx.frame.vars);
+    flow.continues = [];
+    const alive = pass();
+    this.mergeInto(ctx.frame, [widened, ...(alive ? [ctx.frame.vars] : []), ...flow.continues]);
+    this.widen(ctx.frame.vars, widened, true);
+  }
+
+  /** Names whose value in `vars` differs from `before`: joined with unknown, or replaced by it (`replace`). */
+  private widen(vars: Map<string, Val>, before: Map<string, Val>, replace: boolean): void {
+    for (const [name, value] of vars) {
+      const old = before.get(name);
+      if (old !== undefined && (old === value || valKey(old) === valKey(value))) continue;
+      const any = unknown(`${name}, changed by every pass of a loop`);
+      vars.set(name, replace ? any : join(value, any));
+    }
+  }
+
+  /** The state after a loop: its normal exit (then `else`) joined with every break. */
+  private leaveLoop(ctx: Ctx, flow: LoopFlow, exits: boolean, orelse: readonly Stmt[]): boolean {
+    const states: Map<string, Val>[] = [...flow.breaks];
+    if (exits && this.execBlock(orelse, ctx)) states.unshift(ctx.frame.vars);
+    if (states.length === 0) return false;
+    this.mergeInto(ctx.frame, states);
+    return true;
+  }
+
+  /**
+   * `try`: handlers start from the join of every state the body may raise from (before each of its
+   * statements, nested ones included); the state after joins the body's end (then `else`) and each
+   * handler's end; `finally` runs on that. A break, continue or return inside a try with `finally`
+   * (which would run the finally block on the way out) is not followed: undetermined.
+   */
+  private execTry(stmt: Extract<Stmt, { type: "Try" }>, ctx: Ctx): boolean {
+    if (stmt.finalbody.length > 0 && jumpsOut([{ ...stmt, finalbody: [] }], false)) {
+      this.undetermined("break, continue or return inside try ... finally");
+    }
+    const raised: Map<string, Val>[] = [];
+    const bodyCtx: Ctx = withCtx(ctx, { raises: [...(ctx.raises ?? []), raised] });
+    const bodyAlive = this.execBlock(stmt.body, bodyCtx);
+    const ends: Map<string, Val>[] = [];
+    if (bodyAlive && this.execBlock(stmt.orelse, ctx)) ends.push(new Map(ctx.frame.vars));
+    if (raised.length > 0) {
+      const start: Frame = { vars: new Map(raised[0]), parent: ctx.frame.parent, scope: ctx.frame.scope };
+      this.mergeInto(start, raised);
+      for (const handler of stmt.handlers) {
+        const frame: Frame = { vars: new Map(start.vars), parent: ctx.frame.parent, scope: ctx.frame.scope };
+        const alive = this.withLive(frame, () => {
+          const handlerCtx: Ctx = withCtx(ctx, { frame });
+          if (handler.exceptionType) this.evaluate(handler.exceptionType, handlerCtx);
+          if (handler.name) frame.vars.set(handler.name, unknown("exception"));
+          return this.execBlock(handler.body, handlerCtx);
+        });
+        if (alive) ends.push(frame.vars);
+      }
+      // An exception no handler catches leaves through finally: it sees those states too.
+      if (stmt.finalbody.length > 0) {
+        const frame: Frame = { vars: new Map(start.vars), parent: ctx.frame.parent, scope: ctx.frame.scope };
+        this.withLive(frame, () => this.execBlock(stmt.finalbody, withCtx(ctx, { frame })));
+      }
+    }
+    if (ends.length === 0) {
+      return false;
+    }
+    this.mergeInto(ctx.frame, ends);
+    return this.execBlock(stmt.finalbody, ctx);
   }
 
   /** The values bound to a loop target: each element of a short known list, else an element twice. */
-  private iterationPasses(iterable: Val): Val[] {
-    if (iterable.k === "list" && iterable.exact && iterable.items.length <= MAX_EXACT_ITERATION) {
-      return [...iterable.items];
-    }
-    const element = this.elementOf(iterable);
-    return [element, element];
-  }
-
   private elements(value: Val): Val[] {
     if (value.k === "list" && value.exact) return [...value.items];
     return [this.elementOf(value)];
@@ -474,10 +819,43 @@ class Interpreter {
     });
   }
 
+  /**
+   * Binds a name in the running scope, or where its `global`/`nonlocal` declaration sends it. Those
+   * writes reach a frame outside the running one, which other paths share: they join with the value
+   * there (a weak update), never replace it.
+   */
+  private bindName(name: string, value: Val, ctx: Ctx): void {
+    const declared = ctx.declared?.get(name);
+    if (declared === undefined) {
+      ctx.frame.vars.set(name, value);
+      return;
+    }
+    let target: Frame | null = null;
+    if (declared === "global") {
+      target = this.liveFrames.get(this.moduleScope) ?? null;
+    } else {
+      for (let f = ctx.frame.parent; f; f = f.parent) {
+        const live = this.live(f);
+        if (live.scope === this.moduleScope) break;
+        if (live.vars.has(name)) {
+          target = live;
+          break;
+        }
+      }
+    }
+    if (!target) {
+      this.undetermined(`nonlocal "${name}" with no enclosing binding`);
+      ctx.frame.vars.set(name, value);
+      return;
+    }
+    const existing = target.vars.get(name);
+    target.vars.set(name, existing === undefined ? value : join(existing, value));
+  }
+
   private assign(target: Expr, value: Val, ctx: Ctx): void {
     switch (target.type) {
       case "Name":
-        ctx.frame.vars.set(target.id, value);
+        this.bindName(target.id, value, ctx);
         return;
       case "Tuple":
       case "List": {
@@ -500,6 +878,7 @@ class Interpreter {
         return;
       case "Attribute":
         this.evaluate(target.value, ctx);
+        if (isPrivateAttribute(target.attr)) this.undetermined(`assignment to attribute "${target.attr}"`);
         return;
       case "Subscript": {
         const container = this.evaluate(target.value, ctx);
@@ -507,16 +886,10 @@ class Interpreter {
           target.index.type === "Slice" ? ({ k: "slice" } as Val) : this.evaluate(target.index, ctx);
         for (const option of options(container)) {
           if (option.k === "dict") {
-            const key = this.knownText(index);
-            const existing = key === null ? -1 : option.keys.findIndex((k) => this.knownText(k) === key);
-            if (existing >= 0) option.values[existing] = join(option.values[existing]!, value);
-            else {
-              option.keys.push(index);
-              option.values.push(value);
-              if (key === null) option.exact = false;
-            }
+            this.dictSet(option, index, value, false);
           } else if (option.k === "list") {
-            appendToList(option, value);
+            if (index.k === "slice") for (const item of this.elements(value)) appendToList(option, item);
+            else appendToList(option, value);
           }
           // Assigning a DataFrame column writes; it reads nothing.
         }
@@ -527,22 +900,43 @@ class Interpreter {
     }
   }
 
+  /**
+   * `dict[key] = value`. A known text key replaces the value of an equal key when `strong` (a dict
+   * display, where the last of duplicate keys wins) and joins with it otherwise (the store may be on one
+   * path only); any other key is added and the dict is no longer exact.
+   */
+  private dictSet(dict: Extract<Val, { k: "dict" }>, key: Val, value: Val, strong: boolean): void {
+    const text = this.knownText(key);
+    const at = text === null ? -1 : dict.keys.findIndex((k) => this.knownText(k) === text);
+    if (at >= 0) {
+      dict.values[at] = strong ? value : join(dict.values[at]!, value);
+      return;
+    }
+    dict.keys.push(key);
+    dict.values.push(value);
+    if (text === null) dict.exact = false;
+  }
+
   // ------------------------------------------------------------------ expressions
 
   private evaluate(expr: Expr, ctx: Ctx): Val {
     this.tick();
     switch (expr.type) {
       case "Name":
-        return this.lookup(expr.id, ctx.frame);
+        return this.lookup(expr.id, ctx.frame, expr.line);
       case "Constant":
         switch (expr.kind) {
           case "str":
           case "bytes":
             return str(symText(String(expr.value)));
           case "int":
+            return num(
+              typeof expr.value === "number" && Number.isSafeInteger(expr.value) ? expr.value : null,
+            );
           case "float":
           case "complex":
-            return num(typeof expr.value === "number" ? expr.value : null);
+            // str(1.0) is "1.0" in Python and "1" in JavaScript: a float's text is not followed.
+            return NUM;
           case "bool":
             return BOOL;
           default:
@@ -561,14 +955,25 @@ class Interpreter {
       }
       case "BoolOp":
         return join(...expr.values.map((value) => this.evaluate(value, ctx)));
-      case "Compare":
-        this.evaluate(expr.left, ctx);
-        for (const comparator of expr.comparators) this.evaluate(comparator, ctx);
+      case "Compare": {
+        // Comparing a DataFrame or a row with ==, <... compares every cell; `in` and `is` look at its
+        // labels or identity only.
+        const left = this.evaluate(expr.left, ctx);
+        if (CELLWISE.has(expr.ops[0]!)) this.exposeFrames(left);
+        for (let i = 0; i < expr.comparators.length; i++) {
+          const operand = this.evaluate(expr.comparators[i]!, ctx);
+          if (CELLWISE.has(expr.ops[i]!) || (i + 1 < expr.ops.length && CELLWISE.has(expr.ops[i + 1]!)))
+            this.exposeFrames(operand);
+        }
         return BOOL;
+      }
       case "Call":
         return this.evalCall(expr, ctx);
-      case "Attribute":
-        return mapOptions(this.evaluate(expr.value, ctx), (option) => this.getAttr(option, expr.attr));
+      case "Attribute": {
+        const value = this.evaluate(expr.value, ctx);
+        this.line = expr.line;
+        return mapOptions(value, (option) => this.getAttr(option, expr.attr));
+      }
       case "Subscript": {
         const container = this.evaluate(expr.value, ctx);
         const index = this.evaluate(expr.index, ctx);
@@ -594,25 +999,23 @@ class Interpreter {
             items.push(this.evaluate(elt, ctx));
           }
         }
-        return exact ? { k: "list", items, exact: true } : inexactList(items);
+        if (!exact) return inexactList(items);
+        return expr.type === "Tuple"
+          ? { k: "list", items, exact: true, tuple: true }
+          : { k: "list", items, exact: true };
       }
       case "Dict": {
-        const keys: Val[] = [];
-        const values: Val[] = [];
-        let exact = true;
+        // Python evaluates each key before its value; of duplicate keys the last value wins.
+        const dict: Extract<Val, { k: "dict" }> = { k: "dict", keys: [], values: [], exact: true };
         expr.keys.forEach((key, i) => {
-          const value = this.evaluate(expr.values[i]!, ctx);
           if (key === null) {
-            if (value.k === "dict") {
-              keys.push(...value.keys);
-              values.push(...value.values);
-            } else exact = false;
+            this.mergeDict(dict, this.evaluate(expr.values[i]!, ctx));
             return;
           }
-          keys.push(this.evaluate(key, ctx));
-          values.push(value);
+          const keyValue = this.evaluate(key, ctx);
+          this.dictSet(dict, keyValue, this.evaluate(expr.values[i]!, ctx), true);
         });
-        return { k: "dict", keys, values, exact };
+        return dict;
       }
       case "Comprehension":
         return this.evalComprehension(expr, ctx);
@@ -625,18 +1028,51 @@ class Interpreter {
         return this.elementOf(this.evaluate(expr.value, ctx));
       case "NamedExpr": {
         const value = this.evaluate(expr.value, ctx);
-        ctx.frame.vars.set(expr.target, value);
+        // In a comprehension `:=` binds in the enclosing function, on some iterations: not followed.
+        if (ctx.comprehension) this.undetermined("an assignment expression in a comprehension");
+        this.bindName(expr.target, value, ctx);
         return value;
       }
     }
   }
 
-  private lookup(name: string, frame: Frame): Val {
-    for (let f: Frame | null = frame; f; f = f.parent) {
-      const value = f.vars.get(name);
+  /**
+   * A name: the running frame, then the live copies of the enclosing scopes, then the builtins the
+   * interpreter models. Anything else (open, exec, a name never bound) is outside the closed world.
+   */
+  private lookup(name: string, frame: Frame, line: number): Val {
+    const own = frame.vars.get(name);
+    if (own !== undefined) return own;
+    for (let f: Frame | null = frame.parent; f; f = f.parent) {
+      const value = this.live(f).vars.get(name);
       if (value !== undefined) return value;
     }
-    return BUILTIN_VALUES.get(name) ?? unknown(name);
+    const builtin = BUILTIN_VALUES.get(name);
+    if (builtin) return builtin;
+    if (EXCEPTION_NAMES.has(name)) return unknown(`exception class ${name}`);
+    this.line = line;
+    this.undetermined(
+      DYNAMIC_BUILTINS.has(name) ? `the builtin "${name}"` : `the name "${name}", which is never bound`,
+    );
+    return unknown(name);
+  }
+
+  /** `{**other}` into a dict display: the other dict's entries in order, or an inexact dict. */
+  private mergeDict(dict: Extract<Val, { k: "dict" }>, other: Val): void {
+    if (other.k === "dict" && other.exact) {
+      for (let i = 0; i < other.keys.length; i++) this.dictSet(dict, other.keys[i]!, other.values[i]!, true);
+      return;
+    }
+    dict.exact = false;
+    for (const option of options(other)) {
+      if (option.k === "dict") {
+        dict.keys.push(...option.keys);
+        dict.values.push(...option.values);
+      } else {
+        dict.keys.push(unknown("key"));
+        dict.values.push(unknown("value"));
+      }
+    }
   }
 
   private evalFString(parts: readonly FStringPart[], ctx: Ctx): Val {
@@ -648,15 +1084,21 @@ class Interpreter {
       }
       const value = this.evaluate(part.expr, ctx);
       const spec = part.spec.length > 0 ? this.evalFString(part.spec, ctx) : null;
-      pieces.push(
-        this.formatField(value, part.conversion, spec !== null && !(spec.k === "str" && spec.s.length === 0)),
-      );
+      pieces.push(this.formatField(value, part.conversion, spec?.k === "str" ? spec.s : null));
     }
     return str(symConcat(...pieces));
   }
 
   private evalComprehension(expr: Extract<Expr, { type: "Comprehension" }>, ctx: Ctx): Val {
-    const inner: Ctx = { frame: { vars: new Map(), parent: ctx.frame }, returns: ctx.returns };
+    const frame: Frame = { vars: new Map(), parent: ctx.frame, scope: {} };
+    const inner: Ctx = {
+      frame,
+      returns: ctx.returns,
+      loop: null,
+      declared: null,
+      raises: ctx.raises,
+      comprehension: true,
+    };
     const elements: Val[] = [];
     const values: Val[] = [];
     this.comprehensionLevel(expr, 0, ctx, inner, elements, values);
@@ -702,16 +1144,19 @@ class Interpreter {
       case "str":
         return value.s;
       case "num":
-        return value.value === null ? [hole("number")] : symText(String(value.value));
+        return value.value === null || !Number.isSafeInteger(value.value)
+          ? [hole("number")]
+          : symText(String(value.value));
       case "none":
         return symText("None");
       case "list": {
         if (!value.exact) return [hole("list")];
         const parts = value.items.map((item) => this.reprOf(item, depth + 1));
+        const [open, close] = value.tuple ? ["(", parts.length === 1 ? ",)" : ")"] : ["[", "]"];
         return symConcat(
-          symText("["),
+          symText(open),
           ...parts.flatMap((part, i) => (i === 0 ? [part] : [symText(", "), part])),
-          symText("]"),
+          symText(close),
         );
       }
       case "table":
@@ -736,8 +1181,21 @@ class Interpreter {
     }
   }
 
-  private reprOf(value: Val, depth = 0): SymString {
-    if (value.k === "str") return symConcat(symText("'"), value.s, symText("'"));
+  /** repr(value) (ascii(value) when `ascii`): a string quoted and escaped as CPython does. */
+  private reprOf(value: Val, depth = 0, ascii = false): SymString {
+    if (value.k === "str") {
+      const text = this.knownText(value);
+      const repr = text === null ? null : pythonStrRepr({ text, ascii });
+      return repr === null ? [hole("repr of a string")] : symText(repr);
+    }
+    if (value.k === "oneOf") {
+      const texts = value.options.map((option) => this.reprOf(option, depth + 1, ascii));
+      const first = texts[0]!;
+      const same =
+        symIsKnown(first) &&
+        texts.every((text) => symRender({ value: text }) === symRender({ value: first }));
+      return same ? first : [hole("one of several values")];
+    }
     return this.textOf(value, depth);
   }
 
@@ -746,13 +1204,38 @@ class Interpreter {
     return symRender({ value: value.s });
   }
 
-  private formatField(value: Val, conversion: string | null, hasSpec: boolean): SymString {
-    if (hasSpec && value.k !== "str") return [hole("formatted value")];
-    return conversion === "r" || conversion === "a" ? this.reprOf(value) : this.textOf(value);
+  /**
+   * One replacement field: the conversion (`!r`, `!a`, `!s`), then the format spec. A spec is followed
+   * for text (`{:.9}`, `{:>12}`) exactly; on any other value, or a spec not known exactly, the text is
+   * unknown.
+   */
+  private formatField(value: Val, conversion: string | null, spec: SymString | null): SymString {
+    const converted =
+      conversion === "r" || conversion === "a"
+        ? this.reprOf(value, 0, conversion === "a")
+        : conversion === "s" || spec === null || spec.length === 0
+          ? this.textOf(value)
+          : null;
+    if (spec === null || spec.length === 0) return converted!;
+    const specText = symIsKnown(spec) ? symRender({ value: spec }) : null;
+    if (specText === null) return [hole("formatted value")];
+    let text: string | null = null;
+    if (converted !== null) text = symIsKnown(converted) ? symRender({ value: converted }) : null;
+    else if (options(value).every((option) => option.k === "str")) {
+      // Every alternative is text: format each; one answer only if they agree.
+      const texts = options(value).map((option) => this.knownText(option));
+      const formatted = texts.map((t) => (t === null ? null : formatStrSpec({ text: t, spec: specText })));
+      if (formatted.every((f) => f !== null && f === formatted[0])) return symText(formatted[0]!);
+      return [hole("formatted value")];
+    }
+    const formatted = text === null ? null : formatStrSpec({ text, spec: specText });
+    return formatted === null ? [hole("formatted value")] : symText(formatted);
   }
 
   /** str.format: `{}`, `{0}`, `{name}`, conversions and specs; `{{`/`}}` are literal braces. */
   private strFormat(template: SymString, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
+    // Text only known at run time may hold replacement fields of its own, which would take arguments.
+    if (!symIsKnown(template)) return unknownStr("format of a template only known at run time");
     const out: SymString[] = [];
     let auto = 0;
     for (const part of template) {
@@ -789,7 +1272,9 @@ class Interpreter {
         out.push(symText(text));
         text = "";
         const field = part.slice(i + 1, close);
-        const match = /^([^!:]*)(?:!([rsa]))?(?::(.*))?$/.exec(field);
+        // A nested field in the spec (`{:>{width}}`) is not followed.
+        if (field.includes("{")) return unknownStr("format with nested fields");
+        const match = /^([^!:]*)(?:!([rsa]))?(?::(.*))?$/s.exec(field);
         const name = match?.[1] ?? "";
         const base = /^[A-Za-z_0-9]*/.exec(name)![0];
         let value: Val | undefined;
@@ -798,7 +1283,7 @@ class Interpreter {
         else value = kwargs.get(base);
         if (value === undefined) out.push([hole(`missing format argument "${base}"`)]);
         else if (base.length < name.length) out.push([hole(`format field ${name}`)]);
-        else out.push(this.formatField(value, match?.[2] ?? null, (match?.[3] ?? "") !== ""));
+        else out.push(this.formatField(value, match?.[2] ?? null, symText(match?.[3] ?? "")));
         i = close + 1;
       }
       out.push(symText(text));
@@ -808,10 +1293,25 @@ class Interpreter {
 
   /** printf-style `template % values`. */
   private percentFormat(template: SymString, right: Val): Val {
-    const args = right.k === "list" && right.exact ? right.items : [right];
+    // Text only known at run time may hold conversions of its own, which would take arguments.
+    if (!symIsKnown(template)) return unknownStr("% format of a template only known at run time");
+    // A tuple spreads into the conversions; any other value (a list too) is the one argument. A value
+    // that may or may not be a tuple leaves the argument count unknown.
+    // With one conversion, a tuple (of one item: any other length raises) formats as its item, which
+    // the unknown value's text stands for already.
+    const conversion = /%(\([^)]*\))?([-#0 +]*)(\*|\d+)?(?:\.(\*|\d*))?[hlL]?([diouxXeEfFgGcrsa%])/g;
+    const exactTuple = right.k === "list" && right.tuple === true && right.exact;
+    if (!exactTuple) {
+      const maybeTuple = options(right).some(
+        (option) => (option.k === "list" && (option.tuple || !option.exact)) || option.k === "unknown",
+      );
+      const text = symRender({ value: template });
+      const count = [...text.matchAll(conversion)].filter((m) => m[5] !== "%").length;
+      if (maybeTuple && count !== 1) return unknownStr("% format of values only known at run time");
+    }
+    const args = exactTuple ? (right as Extract<Val, { k: "list" }>).items : [right];
     let next = 0;
     const out: SymString[] = [];
-    const conversion = /%(\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])/g;
     for (const part of template) {
       if (isHole(part)) {
         out.push([part]);
@@ -821,8 +1321,13 @@ class Interpreter {
       for (const match of part.matchAll(conversion)) {
         out.push(symText(part.slice(last, match.index)));
         last = match.index + match[0].length;
-        const type = match[2]!;
+        const type = match[5]!;
+        const flags = match[2] ?? "";
+        const width = match[3] ?? "";
+        // "%.s" is precision 0; no "." is no precision.
+        const precision = match[4] === undefined ? "" : match[4] === "" ? "0" : match[4];
         if (type === "%") {
+          if (match[0] !== "%%") return unknownStr("% format with an unusual %%");
           out.push(symText("%"));
           continue;
         }
@@ -836,12 +1341,23 @@ class Interpreter {
         } else {
           value = args[next++];
         }
-        if (value === undefined) out.push([hole("missing % argument")]);
-        else if (type === "s") out.push(this.textOf(value));
-        else if (type === "r" || type === "a") out.push(this.reprOf(value));
-        else if (value.k === "num" && value.value !== null && "di".includes(type))
-          out.push(symText(String(Math.trunc(value.value))));
-        else out.push([hole(`%${type} value`)]);
+        if (value === undefined) {
+          out.push([hole("missing % argument")]);
+          continue;
+        }
+        if (type === "s" || type === "r" || type === "a") {
+          const converted = type === "s" ? this.textOf(value) : this.reprOf(value, 0, type === "a");
+          if (flags === "" && width === "" && precision === "") {
+            out.push(converted);
+            continue;
+          }
+          const text = symIsKnown(converted) ? symRender({ value: converted }) : null;
+          const done = text === null ? null : percentStrConversion({ text, flags, width, precision });
+          out.push(done === null ? [hole(`%${type} value`)] : symText(done));
+        } else if (value.k === "num" && value.value !== null && "di".includes(type)) {
+          const done = percentIntConversion({ value: Math.trunc(value.value), flags, width, precision });
+          out.push(done === null ? [hole(`%${type} value`)] : symText(done));
+        } else out.push([hole(`%${type} value`)]);
       }
       out.push(symText(part.slice(last)));
     }
@@ -849,7 +1365,20 @@ class Interpreter {
   }
 
   private binary(op: string, left: Val, right: Val): Val {
+    // Arithmetic on a DataFrame or a row computes with every cell.
+    this.exposeFrames(left);
+    this.exposeFrames(right);
     return mapOptions(left, (l) => mapOptions(right, (r) => this.binaryOne(op, l, r)));
+  }
+
+  /** Every column of the DataFrames and rows a value may be (not of lists holding them). */
+  private exposeFrames(value: Val): void {
+    if (value.k === "table" || value.k === "row") this.readAll(value.tables);
+    else if (value.k === "oneOf") {
+      for (const option of value.options) {
+        if (option.k === "table" || option.k === "row") this.readAll(option.tables);
+      }
+    }
   }
 
   private binaryOne(op: string, left: Val, right: Val): Val {
@@ -885,6 +1414,11 @@ class Interpreter {
   // ------------------------------------------------------------------ attributes and subscripts
 
   private getAttr(value: Val, attr: string): Val {
+    // `__class__`, `__globals__`, `__subclasses__`...: the way out of any sandbox.
+    if (isPrivateAttribute(attr)) {
+      this.undetermined(`the attribute "${attr}"`);
+      return unknown(`.${attr}`);
+    }
     switch (value.k) {
       case "table": {
         const column = attr.toLowerCase();
@@ -901,7 +1435,7 @@ class Interpreter {
           this.readAll(value.tables);
           return inexactList([unknown("cell value")]);
         }
-        return { k: "method", self: value, name: attr };
+        return this.frameMethod(value, attr);
       }
       case "row": {
         const column = attr.toLowerCase();
@@ -920,7 +1454,7 @@ class Interpreter {
           this.readAll(value.tables);
           return inexactList([unknown("cell value")]);
         }
-        return { k: "method", self: value, name: attr };
+        return this.frameMethod(value, attr);
       }
       case "column":
         if (attr === "values" || attr === "str" || attr === "dt" || attr === "array") return value;
@@ -928,18 +1462,46 @@ class Interpreter {
           return { k: "indexer", of: "column", tables: value.tables, mode: attr };
         }
         if (TABLE_METADATA.has(attr)) return unknown(`${attr} of a column`);
-        return { k: "method", self: value, name: attr };
+        return this.frameMethod(value, attr);
       case "str":
       case "list":
       case "dict":
         return { k: "method", self: value, name: attr };
+      case "module": {
+        const path = `${value.path}.${attr}`;
+        if (isAllowedMember(path)) return { k: "module", path };
+        this.undetermined(`"${path}"`);
+        return unknown(path);
+      }
       case "unknown":
-        // `tools.FilterDB(...)`: a toolbox function reached through a module.
-        if (TOOLBOX.has(attr)) return { k: "builtin", name: attr };
-        return unknown(`${value.origin}.${attr}`);
+      case "num":
+      case "bool":
+      case "none":
+        // `tools.FilterDB(...)`: a toolbox function reached through a module (whose import is reported).
+        if (value.k === "unknown" && TOOLBOX.has(attr)) return BUILTIN_VALUES.get(attr)!;
+        // A value the analysis does not follow exactly (a number, a datetime, a value read out of a
+        // table): only the pure methods of python-world.ts are modelled on it.
+        if (VALUE_METHODS.has(attr)) return { k: "method", self: value, name: attr };
+        this.undetermined(`the attribute "${attr}" of ${this.describe(value)}`);
+        return unknown(`.${attr}`);
       default:
+        this.undetermined(`the attribute "${attr}" of ${this.describe(value)}`);
         return unknown(`.${attr}`);
     }
+  }
+
+  /** A method of a DataFrame, row or column: one the interpreter models, a writer, or undetermined. */
+  private frameMethod(value: Val, attr: string): Val {
+    if (
+      FRAME_METHODS.has(attr) ||
+      FRAME_WRITERS.has(attr) ||
+      WHOLE_TABLE_READS.has(attr) ||
+      TABLE_RETURNING.has(attr) ||
+      MASK_METHODS.has(attr)
+    )
+      return { k: "method", self: value, name: attr };
+    this.undetermined(`the DataFrame attribute "${attr}"`);
+    return unknown(`.${attr}`);
   }
 
   private subscript(container: Val, index: Val): Val {
@@ -985,12 +1547,7 @@ class Interpreter {
           return this.elementOf(container);
         });
       case "dict":
-        return mapOptions(index, (idx) => {
-          const key = this.knownText(idx);
-          const at = key === null ? -1 : container.keys.findIndex((k) => this.knownText(k) === key);
-          if (at >= 0) return container.values[at]!;
-          return container.values.length > 0 ? join(...container.values) : unknown("dict value");
-        });
+        return mapOptions(index, (idx) => this.dictLookup(container, idx, undefined));
       case "str":
         return unknownStr("part of a string");
       case "unknown":
@@ -1108,6 +1665,7 @@ class Interpreter {
         });
       }
     }
+    this.line = expr.line;
     if (callee.k !== "oneOf") return this.callOne(callee, args, kwargs);
     return mapOptions(callee, (option) => this.callOne(option, args, kwargs));
   }
@@ -1122,11 +1680,46 @@ class Interpreter {
         return this.invoke(callee, args, kwargs);
       case "method":
         return this.callMethod(callee.self, callee.name, args, kwargs);
+      case "module":
+        return this.callModuleMember(callee.path, args, kwargs);
       case "unknown":
+        this.undetermined(`a call of ${callee.origin}`);
         return this.callUnknown(callee.origin, args, kwargs);
       default:
+        this.undetermined(`a call of ${this.describe(callee)}`);
         return this.callUnknown(callee.k, args, kwargs);
     }
+  }
+
+  /**
+   * A member of an allowed module (python-world.ts): pure computation. A DataFrame handed to it is read
+   * whole, except by the pandas functions that only combine frames (their result is a frame over the same
+   * tables, read as it is used); a column handed to a converter stays that column.
+   */
+  private callModuleMember(path: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
+    const all = [...args, ...kwargs.values()];
+    this.runCallbacks(all, unknown("callback argument"));
+    const tables = [...new Set(all.flatMap((value) => handleTables(value)))];
+    const frames = all.filter((value) =>
+      options(value).some((option) => option.k === "table" || option.k === "row"),
+    );
+    if (path === "pandas.merge" || path === "pandas.concat" || path === "pandas.DataFrame") {
+      if (tables.length > 0) {
+        this.readNamedColumns(tables, all, path);
+        return { k: "table", tables };
+      }
+      return unknown(`result of ${path}`);
+    }
+    if (
+      (path === "pandas.to_datetime" || path === "pandas.to_numeric" || path === "pandas.to_timedelta") &&
+      args[0]?.k === "column"
+    ) {
+      return args[0];
+    }
+    for (const frame of frames) this.readAll(handleTables(frame));
+    if (tables.length > 0) this.readNamedColumns(tables, all, path);
+    if (path.startsWith("math.") && path !== "math.pi" && path !== "math.e") return NUM;
+    return unknown(`result of ${path}`);
   }
 
   private makeFunction(
@@ -1188,16 +1781,32 @@ class Interpreter {
       );
       return unknown(`result of ${func.name}`);
     }
-    const frame: Frame = { vars: new Map(), parent: func.closure };
-    const ctx: Ctx = { frame, returns: [] };
+    const frame: Frame = { vars: new Map(), parent: func.closure, scope: {} };
+    const body = Array.isArray(func.body) ? (func.body as readonly Stmt[]) : null;
+    const ctx: Ctx = {
+      frame,
+      returns: [],
+      loop: null,
+      declared: body ? declarationsOf(body) : null,
+      raises: null,
+      comprehension: false,
+    };
     this.bindParams(func.params, args, kwargs, ctx);
     this.depth++;
+    const line = this.line;
     try {
-      if (!Array.isArray(func.body)) return this.evaluate(func.body as Expr, ctx);
-      this.execBlock(func.body as readonly Stmt[], ctx);
-      return ctx.returns.length > 0 ? join(...ctx.returns) : NONE;
+      return this.withLive(frame, () => {
+        if (!body) return this.evaluate(func.body as Expr, ctx);
+        const alive = this.execBlock(body, ctx);
+        // Falling off the end returns None.
+        if (alive) ctx.returns.push(NONE);
+        return ctx.returns.length > 0
+          ? join(...ctx.returns)
+          : unknown(`result of ${func.name}, which never returns`);
+      });
     } finally {
       this.depth--;
+      this.line = line;
     }
   }
 
@@ -1340,6 +1949,7 @@ class Interpreter {
             this.unresolved.push(`LoadDB("${text}") names a table that is not in the schema`);
             return unknown(`LoadDB("${text}")`);
           }
+          this.tablesRead.add(table);
           return { k: "table", tables: [table] };
         });
       }
@@ -1396,14 +2006,34 @@ class Interpreter {
           const access = extractSqlAccess({ sql: option.s, schema: this.schema });
           for (const read of access.reads) this.read(read.table, read.column, "SQL");
           for (const table of access.wholeTables) this.wholeTables.add(table);
+          for (const table of access.tables) this.tablesRead.add(table);
           this.unresolved.push(...access.unresolved);
           this.errors.push(...access.errors);
         }
         if (!sql) this.unresolved.push("SQLInterpreter is called without a query");
         return unknown("SQL result");
       }
-      case "Calendar":
+      case "Calendar": {
+        // EHRAgent's Calendar runs `select datetime(current_time, '<argument>')` in SQLite: the
+        // argument is pasted into SQL, so a quote in it can make the query read anything.
+        const arg = this.argument(args, kwargs, 0, ["argument", "ARGUMENT", "date", "delta"]);
+        for (const option of arg ? options(arg) : []) {
+          const text = this.knownText(option);
+          if (text === null) {
+            this.undetermined("Calendar with an argument only known at run time (it is pasted into SQL)");
+            continue;
+          }
+          if (!text.includes("'")) continue;
+          const sql = `select datetime(current_time, '${text}')`;
+          const access = extractSqlAccess({ sql, schema: this.schema });
+          for (const read of access.reads) this.read(read.table, read.column, "Calendar's SQL");
+          for (const table of access.wholeTables) this.wholeTables.add(table);
+          for (const table of access.tables) this.tablesRead.add(table);
+          this.unresolved.push(...access.unresolved);
+          this.errors.push(...access.errors);
+        }
         return unknownStr("Calendar result");
+      }
       default:
         return unknown(`${name} result`);
     }
@@ -1416,7 +2046,13 @@ class Interpreter {
       case "str":
         return first ? str(this.textOf(first)) : str([]);
       case "repr":
-        return first ? str(this.reprOf(first)) : str([]);
+      case "ascii":
+        return first ? str(this.reprOf(first, 0, name === "ascii")) : str([]);
+      case "format": {
+        if (!first) return str([]);
+        const spec = args[1] ? (args[1].k === "str" ? args[1].s : [hole("format spec")]) : null;
+        return str(this.formatField(first, null, spec));
+      }
       case "print":
         for (const arg of args) this.textOf(arg);
         return NONE;
@@ -1432,18 +2068,27 @@ class Interpreter {
       case "divmod":
       case "pow":
         this.runCallbacks(args, unknown("callback argument"));
-        if (name === "int" && first?.k === "num" && first.value !== null) return num(Math.trunc(first.value));
-        if ((name === "int" || name === "float") && first?.k === "str" && this.knownText(first) !== null) {
-          const parsed = Number(this.knownText(first));
-          return num(Number.isNaN(parsed) ? null : name === "int" ? Math.trunc(parsed) : parsed);
+        // len(df) counts rows (the table is read already, by LoadDB); sum(df), max(row)... read every cell.
+        if (name !== "len" && name !== "id") for (const arg of args) this.exposeHandles(arg);
+        if (name === "int" && args.length === 1 && first?.k === "num" && first.value !== null)
+          return num(Math.trunc(first.value));
+        if (name === "int" && args.length === 1 && first?.k === "str") {
+          // Only plain decimal text: int("1e3") raises, Number("1e3") does not.
+          const text = this.knownText(first);
+          if (text !== null && /^\s*[+-]?\d+\s*$/.test(text)) {
+            const parsed = Number(text);
+            if (Number.isSafeInteger(parsed)) return num(parsed);
+          }
         }
         return NUM;
       case "bool":
       case "isinstance":
+      case "issubclass":
       case "callable":
       case "hasattr":
       case "any":
       case "all":
+        this.runCallbacks(args, unknown("callback argument"));
         return BOOL;
       case "chr":
       case "type":
@@ -1473,6 +2118,8 @@ class Interpreter {
       case "next":
         return join(first ? this.elementOf(first) : unknown("next"), ...(args[1] ? [args[1]] : []));
       case "dict": {
+        // dict(df) maps every column to its values; dict(row) every field.
+        if (first) this.exposeFrames(first);
         const keys = [...kwargs.keys()].map((k) => str(symText(k)));
         const values = [...kwargs.values()];
         if (first?.k === "dict")
@@ -1513,38 +2160,32 @@ class Interpreter {
         if (first) this.runCallbacks([first], element);
         return inexactList([element]);
       }
-      case "exec":
-      case "eval":
-      case "compile":
-      case "__import__":
-      case "setattr":
-      case "globals":
-      case "locals":
-      case "vars":
-        this.unresolved.push(`${name}() runs or changes code dynamically; its effects are not analysed`);
-        this.callUnknown(name, args, kwargs);
-        return unknown(`result of ${name}`);
       case "getattr": {
         const attr = args[1] ? this.knownText(args[1]) : null;
-        if (first && attr !== null) return mapOptions(first, (option) => this.getAttr(option, attr));
-        if (first && handleTables(first).length > 0) {
-          this.unresolved.push("getattr on a table with an attribute name only known at run time");
+        if (first && attr !== null) {
+          const got = mapOptions(first, (option) => this.getAttr(option, attr));
+          return args[2] ? join(got, args[2]) : got;
         }
+        this.undetermined("getattr with an attribute name only known at run time");
         return unknown("getattr");
       }
       default:
+        this.undetermined(`the builtin "${name}"`);
         return this.callUnknown(name, args, kwargs);
     }
   }
 
   private callMethod(self: Val, name: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
+    if ((self.k === "table" || self.k === "row" || self.k === "column") && FRAME_WRITERS.has(name)) {
+      return this.frameWriter(self, name, args, kwargs);
+    }
     switch (self.k) {
       case "str":
         return this.strMethod(self.s, name, args, kwargs);
       case "list":
         return this.listMethod(self, name, args, kwargs);
       case "dict":
-        return this.dictMethod(self, name, args);
+        return this.dictMethod(self, name, args, kwargs);
       case "table":
         return this.tableMethod(self.tables, name, args, kwargs);
       case "row":
@@ -1564,8 +2205,27 @@ class Interpreter {
           return self;
         return unknown(`${self.column}.${name}()`);
       default:
+        // A pure method of a value not followed exactly (getAttr let only those through).
         return this.callUnknown(name, args, kwargs);
     }
+  }
+
+  /** Keyword names under which pandas' writers take their destination. */
+  private static readonly DESTINATIONS = words(
+    "path_or_buf buf path excel_writer con name path_or_buffer fname filepath",
+  );
+
+  /**
+   * `df.to_csv(...)` and the other writers: with a destination they write a file (undetermined);
+   * without one they return the text of every column.
+   */
+  private frameWriter(self: Val, name: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
+    const returnsText = words("to_csv to_json to_string to_html to_markdown to_latex to_xml").includes(name);
+    const destination =
+      args.length > 0 || Interpreter.DESTINATIONS.some((key) => kwargs.has(key)) || !returnsText;
+    if (destination) this.undetermined(`DataFrame.${name}, which writes outside the program`);
+    if (self.k === "table" || self.k === "row") this.readAll(self.tables);
+    return unknownStr(`text of DataFrame.${name}`);
   }
 
   private strMethod(s: SymString, name: string, args: Val[], kwargs: ReadonlyMap<string, Val>): Val {
@@ -1701,6 +2361,10 @@ class Interpreter {
     args: Val[],
     kwargs: ReadonlyMap<string, Val>,
   ): Val {
+    if (!LIST_METHODS.has(name)) {
+      this.undetermined(`the list method "${name}"`);
+      return this.callUnknown(name, args, kwargs);
+    }
     switch (name) {
       case "append":
       case "add":
@@ -1711,72 +2375,134 @@ class Interpreter {
         return NONE;
       case "extend":
       case "update":
-        if (args[0]) for (const item of this.elements(args[0])) appendToList(list, item);
+        for (const arg of args) for (const item of this.elements(arg)) appendToList(list, item);
         return NONE;
-      case "pop":
-        return this.elementOf(list);
-      case "copy":
-        return { k: "list", items: [...list.items], exact: list.exact };
+      case "pop": {
+        // Which element goes (and so which stay where) is not followed: the list keeps every element
+        // it may have, in any order.
+        const element = list.items.length === 0 ? unknown("element of empty list") : this.elementOf(list);
+        list.exact = false;
+        return element;
+      }
+      case "remove":
+      case "discard":
+      case "clear":
+      case "reverse":
+        list.exact = false;
+        return NONE;
       case "sort": {
         const key = kwargs.get("key");
         if (key) this.runCallbacks([key], this.elementOf(list));
         list.exact = false;
         return NONE;
       }
+      case "copy":
+        return { k: "list", items: [...list.items], exact: list.exact };
       case "index":
       case "count":
         return NUM;
+      case "union":
+      case "symmetric_difference":
+        return inexactList([...list.items, ...args.map((arg) => this.elementOf(arg))]);
+      case "intersection":
+      case "difference":
+        return inexactList([...list.items]);
       default:
-        this.runCallbacks([...args, ...kwargs.values()], this.elementOf(list));
-        return NONE;
+        return BOOL;
     }
   }
 
+  /**
+   * `dict.get(key, fallback)` and `dict[key]`. An exact dict answers a known text key with its value,
+   * joined with the values of keys only known at run time (which may equal it); an inexact one (after
+   * a pop, a comprehension) may hold any of its values under any key, or none (the fallback).
+   */
   private dictLookup(
     dict: Extract<Val, { k: "dict" }>,
     key: Val | undefined,
     fallback: Val | undefined,
   ): Val {
+    const values: Val[] = [];
     const text = key ? this.knownText(key) : null;
-    const at = text === null ? -1 : dict.keys.findIndex((k) => this.knownText(k) === text);
-    if (at >= 0) return dict.values[at]!;
-    return join(
-      ...dict.values,
-      ...(fallback ? [fallback] : []),
-      ...(dict.values.length === 0 && !fallback ? [NONE] : []),
-    );
+    if (!dict.exact || text === null) {
+      values.push(...dict.values);
+      if (fallback) values.push(fallback);
+      return values.length > 0 ? join(...values) : unknown("dict value");
+    }
+    let found = false;
+    dict.keys.forEach((k, i) => {
+      const keyText = this.knownText(k);
+      if (keyText === text) found = true;
+      if (keyText === text || (keyText === null && k.k !== "num" && k.k !== "none"))
+        values.push(dict.values[i]!);
+    });
+    if (!found && fallback) values.push(fallback);
+    return values.length > 0 ? join(...values) : unknown("missing dict key");
   }
 
-  private dictMethod(dict: Extract<Val, { k: "dict" }>, name: string, args: Val[]): Val {
+  private dictMethod(
+    dict: Extract<Val, { k: "dict" }>,
+    name: string,
+    args: Val[],
+    kwargs: ReadonlyMap<string, Val>,
+  ): Val {
     switch (name) {
       case "get":
-      case "pop":
         return this.dictLookup(dict, args[0], args[1] ?? NONE);
+      case "pop": {
+        const value = this.dictLookup(dict, args[0], args[1]);
+        // The key may be gone now: lookups after it may take their fallback.
+        dict.exact = false;
+        return value;
+      }
+      case "popitem":
+      case "clear":
+        dict.exact = false;
+        return name === "clear" ? NONE : inexactList([this.elementOf(dict), join(...dict.values, NONE)]);
       case "setdefault": {
+        const key = args[0] ?? NONE;
         const value = args[1] ?? NONE;
-        if (args[0]) {
-          dict.keys.push(args[0]);
-          dict.values.push(value);
-        }
-        return this.dictLookup(dict, args[0], value);
+        const result = this.dictLookup(dict, key, value);
+        this.dictSet(dict, key, value, false);
+        return result;
       }
       case "keys":
         return inexactList(dict.keys);
       case "values":
         return inexactList(dict.values);
       case "items":
-        return inexactList(
-          dict.keys.map((key, i) => ({ k: "list", items: [key, dict.values[i]!], exact: true }) as Val),
-        );
-      case "update":
-        if (args[0]?.k === "dict") {
-          dict.keys.push(...args[0].keys);
-          dict.values.push(...args[0].values);
+        if (!dict.exact) {
+          const pair: Val = {
+            k: "list",
+            items: [join(...dict.keys), join(...dict.values)],
+            exact: true,
+            tuple: true,
+          };
+          return inexactList([pair]);
         }
+        return inexactList(
+          dict.keys.map(
+            (key, i) => ({ k: "list", items: [key, dict.values[i]!], exact: true, tuple: true }) as Val,
+          ),
+        );
+      case "update": {
+        for (const arg of args) {
+          if (arg.k === "dict" && arg.exact) {
+            for (let i = 0; i < arg.keys.length; i++) this.dictSet(dict, arg.keys[i]!, arg.values[i]!, false);
+          } else {
+            const pair = this.elementOf(arg);
+            dict.keys.push(arg.k === "dict" ? join(...arg.keys) : this.subscript(pair, num(0)));
+            dict.values.push(arg.k === "dict" ? join(...arg.values) : this.subscript(pair, num(1)));
+            dict.exact = false;
+          }
+        }
+        for (const [key, value] of kwargs) this.dictSet(dict, str(symText(key)), value, false);
         return NONE;
+      }
       case "copy":
         return { k: "dict", keys: [...dict.keys], values: [...dict.values], exact: dict.exact };
       default:
+        this.undetermined(`the dict method "${name}"`);
         return unknown(`dict.${name}()`);
     }
   }
@@ -1838,7 +2564,10 @@ class Interpreter {
         }
         this.runCallbacks(all, row);
         if (TABLE_RETURNING.has(name)) return { k: "table", tables };
-        if (name === "count" || name === "__len__") return NUM;
+        // Anything else (count, any, all, isin, isna, eq...) computes over every cell.
+        this.readAll(tables);
+        if (TABLE_COMPUTING.has(name)) return { k: "table", tables };
+        if (name === "count") return unknown("count of each column");
         return unknown(`DataFrame.${name}()`);
     }
   }

@@ -84,12 +84,16 @@ export type Stmt = Loc &
     | { type: "Return"; value: Expr | null }
     | { type: "Try"; body: Stmt[]; handlers: ExceptHandler[]; orelse: Stmt[]; finalbody: Stmt[] }
     | { type: "With"; items: { context: Expr; target: Expr | null }[]; body: Stmt[] }
-    | { type: "Import"; modules: string[] }
+    /**
+     * `import a.b as c` (from: null, names [{ name: "a.b", asname: "c" }]) or `from a import b as c`
+     * (from: "a"); `from a import *` has the one name "*". Relative imports keep their leading dots.
+     */
+    | { type: "Import"; from: string | null; names: { name: string; asname: string | null }[] }
     | { type: "Pass" }
     | { type: "Break" }
     | { type: "Continue" }
     | { type: "Raise"; exc: Expr | null }
-    | { type: "Global"; names: string[] }
+    | { type: "Global"; kind: "global" | "nonlocal"; names: string[] }
     | { type: "Del"; targets: Expr[] }
     | { type: "Assert"; test: Expr; msg: Expr | null }
   );

@@ -441,10 +441,10 @@ class Parser {
         }
         case "global":
         case "nonlocal": {
-          this.next();
+          const kind = this.next().value === "global" ? "global" : "nonlocal";
           const names = [this.expectName()];
           while (this.acceptOp(",")) names.push(this.expectName());
-          return { type: "Global", names, line: start.line, col: start.col };
+          return { type: "Global", kind, names, line: start.line, col: start.col };
         }
         case "del": {
           this.next();
@@ -484,12 +484,12 @@ class Parser {
   private parseImport(): Stmt {
     const start = this.loc();
     this.next();
-    const modules: string[] = [];
+    const names: { name: string; asname: string | null }[] = [];
     do {
-      modules.push(this.parseDottedName());
-      if (this.acceptKeyword("as")) this.expectName();
+      const name = this.parseDottedName();
+      names.push({ name, asname: this.acceptKeyword("as") ? this.expectName() : null });
     } while (this.acceptOp(","));
-    return { type: "Import", modules, line: start.line, col: start.col };
+    return { type: "Import", from: null, names, line: start.line, col: start.col };
   }
 
   private parseFromImport(): Stmt {
@@ -499,15 +499,24 @@ class Parser {
     while (this.atOp(".") || this.atOp("...")) module += this.next().value;
     if (!this.atKeyword("import")) module += this.parseDottedName();
     this.expectKeyword("import");
-    if (this.acceptOp("*")) return { type: "Import", modules: [module], line: start.line, col: start.col };
+    if (this.acceptOp("*")) {
+      return {
+        type: "Import",
+        from: module,
+        names: [{ name: "*", asname: null }],
+        line: start.line,
+        col: start.col,
+      };
+    }
     const parenthesised = this.acceptOp("(");
+    const names: { name: string; asname: string | null }[] = [];
     do {
       if (parenthesised && this.atOp(")")) break;
-      this.expectName();
-      if (this.acceptKeyword("as")) this.expectName();
+      const name = this.expectName();
+      names.push({ name, asname: this.acceptKeyword("as") ? this.expectName() : null });
     } while (this.acceptOp(","));
     if (parenthesised) this.expectOp(")");
-    return { type: "Import", modules: [module], line: start.line, col: start.col };
+    return { type: "Import", from: module, names, line: start.line, col: start.col };
   }
 
   private parseExpressionStatement(): Stmt {

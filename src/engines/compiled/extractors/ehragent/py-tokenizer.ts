@@ -135,6 +135,14 @@ const C_PIPE = 124;
 const C_RBRACE = 125;
 const C_TILDE = 126;
 
+/** Python's keywords (soft keywords excluded) and the three constants spelled like names. */
+const PY_KEYWORDS = new Set(
+  `False None True and as assert async await break class continue def del elif else except finally for
+  from global if import in is lambda nonlocal not or pass raise return try while with yield`
+    .trim()
+    .split(/\s+/),
+);
+
 /** ASCII letters, digits and "_" (1 = may start a name, 2 = may only continue one). */
 const NAME_CHARS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
@@ -403,18 +411,38 @@ class Scanner {
     return true;
   }
 
+  /**
+   * A name as Python reads it: identifiers are NFKC-normalised (PEP 3131), so `ＬｏａｄＤＢ` is `LoadDB`
+   * and `ﬁlter` is `filter`. A non-ASCII spelling of a keyword is refused: CPython matches keywords
+   * before normalising, and what it then does is not worth modelling.
+   */
+  private identifier(word: string, pos: number): string {
+    const normalized = word.normalize("NFKC");
+    if (PY_KEYWORDS.has(normalized)) {
+      throw syntaxError({
+        message: `"${word}" is a non-ASCII spelling of the keyword "${normalized}"`,
+        line: this.line,
+        col: this.col(pos),
+      });
+    }
+    return normalized;
+  }
+
   /** A name, or the prefix of a string literal (`f'...'`, `rb"..."`); returns the position after it. */
   private name(pos: number): number {
     const { src, length } = this;
     let end = pos + 1;
-    while (end < length && isNameCode(src.charCodeAt(end))) end++;
+    let ascii = src.charCodeAt(pos) < 128;
+    for (let c = src.charCodeAt(end); end < length && isNameCode(c); c = src.charCodeAt(++end)) {
+      if (c > 127) ascii = false;
+    }
     const quote = src.charCodeAt(end);
     // Prefixes are at most two letters: longer names are never looked up.
     if ((quote === C_SQUOTE || quote === C_DQUOTE) && end - pos <= 2) {
       const prefix = src.slice(pos, end).toLowerCase();
       if (STRING_PREFIXES.has(prefix)) return this.readString(prefix, pos, end);
     }
-    const word = src.slice(pos, end);
+    const word = ascii ? src.slice(pos, end) : this.identifier(src.slice(pos, end), pos);
     this.push("name", word, pos);
     // The length test first: a Set lookup would hash every name.
     if (end - pos === RAW_BRACKET_CALL.length && word === RAW_BRACKET_CALL) {

@@ -167,6 +167,10 @@ export function readSqlWithParser(options: { sql: string; schema: DatabaseSchema
       }
       return;
     }
+    if (value.type === "double_quote_string" && typeof value.value === "string") {
+      recorder.resolveQuoted(value.value.toLowerCase(), scope);
+      return;
+    }
     if (value.type === "select") {
       walkSelect(value, scope, ctes);
       return;

@@ -15,6 +15,11 @@ export interface SqlAccess {
   reads: ColumnRead[];
   /** Tables read through `*`. */
   wholeTables: string[];
+  /**
+   * Every schema table the query reads rows of (named in a FROM or JOIN), with or without a column:
+   * `select count(*) from t` and `exists (select 1 from t)` read t.
+   */
+  tables: string[];
   unresolved: string[];
   errors: string[];
 }
@@ -45,6 +50,7 @@ export function newScope(parent: SqlScope | null): SqlScope {
 export class SqlReadRecorder {
   private readonly reads = new Map<string, ColumnRead>();
   private readonly wholeTables = new Set<string>();
+  private readonly tables = new Set<string>();
   private readonly unresolved: string[] = [];
 
   constructor(private readonly schema: DatabaseSchema) {}
@@ -75,6 +81,7 @@ export class SqlReadRecorder {
       scope.sources.push({ kind: "derived", alias: alias ?? table, columns: cte });
     } else if (this.schema[table]) {
       scope.sources.push({ kind: "table", table, alias });
+      this.tables.add(table);
     } else if (table.startsWith(HOLE_IDENTIFIER)) {
       this.unresolved.push("SQL reads a table whose name is only known at run time");
     } else {
@@ -86,6 +93,24 @@ export class SqlReadRecorder {
   addUsingColumn(scope: SqlScope, column: string): void {
     scope.usingColumns.add(column);
     this.resolveColumn(null, column, scope);
+  }
+
+  /**
+   * A double-quoted name (`"age"`, lower case): SQLite reads it as a column when one of that name is in
+   * scope, and as a string otherwise. The column reading is taken whenever it exists (the strict choice).
+   */
+  resolveQuoted(name: string, scope: SqlScope): void {
+    for (let s: SqlScope | null = scope; s; s = s.parent) {
+      const names = s.sources.some((source) =>
+        source.kind === "table"
+          ? (this.schema[source.table] ?? []).includes(name)
+          : source.columns === "any" || source.columns.has(name),
+      );
+      if (names) {
+        this.resolveColumn(null, name, scope);
+        return;
+      }
+    }
   }
 
   /** A column reference (both names lower case), resolved through the scopes from `scope` outwards. */
@@ -143,6 +168,7 @@ export class SqlReadRecorder {
     return {
       reads: [...this.reads.values()],
       wholeTables: [...this.wholeTables],
+      tables: [...this.tables],
       unresolved: [...new Set(this.unresolved)],
       errors,
     };
