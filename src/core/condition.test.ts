@@ -160,6 +160,49 @@ describe("kinded arguments see canonical forms", () => {
   });
 });
 
+describe("every operator on a kinded argument sees the canonical form", () => {
+  const f = {
+    tool: "web.fetch",
+    name: "web.fetch",
+    id: "call_1",
+    format: "mcp",
+    input: "Fetch the report",
+    args: { url: "https://Example.COM:8443/a/../report?x=1", to: "Ann <ann@Example.com>" },
+  };
+  const cases: [Condition, boolean][] = [
+    [{ field: "args.url", op: "ne", value: "https://example.com:8443/report?x=1" }, false],
+    [
+      { field: "args.url", op: "in", value: ["https://other.test/", "https://example.com:8443/report?x=1"] },
+      true,
+    ],
+    [{ field: "args.url", op: "notIn", value: ["https://example.com:8443/report?x=1"] }, false],
+    [{ field: "args.url", op: "contains", value: "/a/" }, false],
+    [{ field: "args.url", op: "containsAny", value: ["/a/..", "example.com"] }, true],
+    [{ field: "args.url", op: "containsAll", value: ["example.com", "report"] }, true],
+    [{ field: "args.url", op: "endsWith", value: "?x=1" }, true],
+    [{ field: "args.url", op: "matches", value: "^https://example\\.com:8443/" }, true],
+    [{ field: "args.url", op: "gt", part: "port", value: 8000 }, true],
+    [{ field: "args.url", op: "le", part: "port", value: 443 }, false],
+    [{ field: "args.url", op: "lt", part: "port", value: 9000 }, true],
+    [{ field: "args.url", op: "ge", part: "port", value: 8443 }, true],
+    [{ field: "args.url", op: "eq", part: "host", value: "example.com" }, true],
+    [{ field: "args:url", op: "eq", part: "domain", value: "example.com" }, true],
+    [{ field: "args:email", op: "eq", value: "ann@example.com" }, true],
+    [{ field: "args.to", op: "eq", part: "local", value: "ann" }, true],
+    [{ field: "raw.args.url", op: "contains", value: "/a/../" }, true],
+    [{ field: "args.url", op: "exists" }, true],
+    [{ field: "args.nothing", op: "empty" }, true],
+    [{ field: "id", op: "eq", value: "call_1" }, true],
+    [{ field: "format", op: "eq", value: "mcp" }, true],
+    [{ field: "name", op: "eq", value: "web.fetch" }, true],
+    [{ field: "input", op: "contains", value: "report" }, true],
+  ];
+  it.each(cases)("%j is %s", (condition, expected) => {
+    expect(tri(condition, f, true).value).toBe(expected);
+    expect(tri(condition, f, false).value).toBe(expected);
+  });
+});
+
 describe("path operators", () => {
   it("pathWithin compares whole segments of canonical forms", () => {
     const w = (path: string, roots: string | string[] = "/tmp") =>
