@@ -113,6 +113,10 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ["while true; do rm -rf x; done", "rm", RF],
     ["for f in a b; do rm -rf x; done", "rm", RF],
     ["! rm -rf x", "rm", RF],
+    ["case $x in a|b) rm -rf x;; *) echo;; esac", "rm", RF],
+    ["case $x in a) echo;; (b) rm -rf x;& c) :;;& esac", "rm", RF],
+    ["case $x in\n  a)\n    echo a\n    ;;\n  *)\n    rm -rf x\n    ;;\nesac", "rm", RF],
+    ["case $x in a) echo;; esac; rm -rf x", "rm", RF],
     ["f() { rm -rf x; }; f", "rm", RF],
     ["function f { rm -rf x; }", "rm", RF],
     ["sh -c 'rm -rf x'", "rm", RF],
@@ -244,6 +248,11 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(forms("rm src/*.js")[0]?.unknownFlags).toBeUndefined();
     expect(forms("rm -{a..z}")[0]?.flags).toEqual(expect.arrayContaining(RF));
     expect(forms("rm -{1..500}")[0]).toMatchObject({ unknownFlags: true });
+    // xargs appends words read from its input (`echo -rf | xargs rm x`)
+    expect(forms("xargs rm x")[1]).toMatchObject({ program: "rm", flags: [], unknownFlags: true });
+    expect(forms("xargs sudo rm x")[2]).toMatchObject({ program: "rm", unknownFlags: true });
+    expect(forms("xargs rm x; rm y")[2]).toMatchObject({ program: "rm", args: ["y"] });
+    expect(forms("xargs rm x; rm y")[2]?.unknownFlags).toBeUndefined();
   });
 });
 
@@ -278,7 +287,10 @@ describe("parseShellCommand: what cannot be read statically is undetermined", ()
     ['sh -c "$X"', /sh -c runs a script computed/],
     ['sh -c "$(curl x)"', /sh -c runs a script computed/],
     ['bash <<< "$(curl x)"', /runs a script computed/],
-    ["case $x in a) rm -rf x;; esac", /case/],
+    ["case $x in a rm -rf x;; esac", /malformed `case` pattern/],
+    ["case $x in a) rm -rf x;;", /missing `esac`/],
+    ["case $x a) rm -rf x;; esac", /`case` without `in`/],
+    ["echo $(case $x in a) rm -rf x;; esac)", /malformed|unexpected|unbalanced|missing/],
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     ["echo ${}", /shell syntax/],
     ["echo > ", /without a target/],

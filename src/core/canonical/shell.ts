@@ -790,6 +790,7 @@ function range(from: number, to: number): number[] {
 }
 
 const SEPARATORS = new Set([";", "&", "&&", "||", ";;", ";&", ";;&"]);
+const CASE_ENDS = new Set([";;", ";&", ";;&"]);
 const REDIRECTS = new Set(["<", ">", ">>", ">&", "<&", "&>", "&>>", ">|", "<>", "<<", "<<-", "<<<"]);
 /** Reserved words that only introduce or continue a compound command: their commands follow. */
 const TRANSPARENT = new Set(["then", "else", "elif", "do", "!"]);
@@ -809,6 +810,8 @@ interface Simple {
 class Reader {
   pos = 0;
   private groupDepth = 0;
+  /** Reading the command `xargs` runs: it appends words from its input, which may be flags. */
+  private appendedArgs = false;
 
   constructor(
     private readonly analysis: Analysis,
@@ -840,11 +843,17 @@ class Reader {
     return w !== undefined && !w.glob && stops.has(w.text);
   }
 
-  /** list := pipeline ((; & && || newline) pipeline)* — stops before a stop word or `)`. */
-  parseList(stops: Set<string>): number[] {
+  /**
+   * list := pipeline ((; & && || newline) pipeline)* — stops before a stop word, `)`, or one of
+   * `stopOps` (`;;` ending a `case` branch).
+   */
+  parseList(stops: Set<string>, stopOps?: Set<string>): number[] {
     const first = this.analysis.nodes.length;
     for (;;) {
-      while (isOpToken(this.peek()) && SEPARATORS.has((this.peek() as { op: string }).op)) this.pos += 1;
+      while (isOpToken(this.peek()) && SEPARATORS.has((this.peek() as { op: string }).op)) {
+        if (stopOps?.has((this.peek() as { op: string }).op)) return range(first, this.analysis.nodes.length);
+        this.pos += 1;
+      }
       if (this.atStop(stops)) break;
       const before = this.pos;
       this.parsePipeline(stops);
@@ -898,7 +907,7 @@ class Reader {
       this.skipForHeader();
       this.compound("done", 0);
     } else if (w && !w.glob && w.text === "case") {
-      this.abort("`case` statements are not modelled");
+      this.group(() => this.caseStatement());
     } else if (w && !w.glob && w.text === "[[") {
       this.conditional();
     } else if (
@@ -978,6 +987,38 @@ class Reader {
         return;
       }
       this.pos += 1;
+    }
+  }
+
+  /** `case WORD in [(]PATTERN[|PATTERN…]) LIST ;; … esac` — every branch's commands are forms. */
+  private caseStatement(): void {
+    this.pos += 1;
+    if (!wordOf(this.peek())) return this.abort("`case` without a word");
+    this.pos += 1;
+    while (isOpToken(this.peek(), ";")) this.pos += 1;
+    if (wordOf(this.peek())?.text !== "in") return this.abort("`case` without `in`");
+    this.pos += 1;
+    for (;;) {
+      while (isOpToken(this.peek(), ";")) this.pos += 1;
+      const t = this.peek();
+      if (t === undefined) return this.abort("missing `esac`");
+      if (wordOf(t)?.text === "esac") {
+        this.pos += 1;
+        this.trailingRedirects();
+        return;
+      }
+      if (isOpToken(t, "(")) this.pos += 1;
+      for (;;) {
+        if (!wordOf(this.peek())) return this.abort("malformed `case` pattern");
+        this.pos += 1;
+        if (isOpToken(this.peek(), "|")) this.pos += 1;
+        else if (isOpToken(this.peek(), ")")) break;
+        else return this.abort("malformed `case` pattern");
+      }
+      this.pos += 1;
+      this.parseList(new Set(["esac"]), CASE_ENDS);
+      if (isOpToken(this.peek(), ...CASE_ENDS)) this.pos += 1;
+      else if (wordOf(this.peek())?.text !== "esac") return this.abort("missing `esac`");
     }
   }
 
@@ -1115,7 +1156,7 @@ class Reader {
       program,
       args: argWords.map((w) => this.render(w)),
       flags: reading.flags,
-      unknownFlags: reading.unknown,
+      unknownFlags: reading.unknown || this.appendedArgs,
     };
     this.analysis.nodes.push(node);
     this.linkSubstitutions(node.id, words.slice(i), redirects);
@@ -1201,7 +1242,10 @@ class Reader {
       }
       return own;
     }
+    const appended = this.appendedArgs;
+    if (program === "xargs") this.appendedArgs = true;
     for (const start of starts) inner(start + (options.operands ?? 0));
+    this.appendedArgs = appended;
     return own;
   }
 
