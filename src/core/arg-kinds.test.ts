@@ -8,6 +8,7 @@ import {
   kindsFromShape,
   kindsOfLeaf,
   MAX_ARG_DEPTH,
+  MAX_ARG_LEAVES,
   PathOptionsSchema,
 } from "./arg-kinds.js";
 
@@ -105,6 +106,7 @@ describe("argument kinds", () => {
     let args: unknown = { path: "/etc/shadow" };
     for (let i = 0; i < MAX_ARG_DEPTH + 2; i += 1) args = { a: args };
     expect(argLeaves({ args }).truncated).toMatch(/deeper/);
+    expect(argLeaves({ args: { n: new Array(MAX_ARG_LEAVES + 1).fill(1) } }).truncated).toMatch(/more than/);
   });
 
   it("never throws on any JSON value (property)", () => {

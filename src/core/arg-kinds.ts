@@ -392,42 +392,57 @@ function shellQuote(word: string): string {
   return `'${word.replace(/'/g, "'\\''")}'`;
 }
 
+interface Walk {
+  sources: ArgKindSources;
+  leaves: ArgLeaf[];
+  /** Values visited (strings, numbers, containers): bounded, so a huge argument cannot stall a check. */
+  visited: number;
+  truncated?: string;
+}
+
+function walkValue(state: Walk, value: unknown, segments: string[]): void {
+  if (state.truncated !== undefined) return;
+  state.visited += 1;
+  if (state.visited > MAX_ARG_LEAVES) {
+    state.truncated = `more than ${MAX_ARG_LEAVES} argument values`;
+    return;
+  }
+  if (typeof value === "string") {
+    state.leaves.push({ segments, value, kinds: kindsOfLeaf({ ...state.sources, segments, value }) });
+    return;
+  }
+  if (typeof value !== "object" || value === null) return;
+  if (segments.length >= MAX_ARG_DEPTH) {
+    state.truncated = `arguments nested deeper than ${MAX_ARG_DEPTH} levels`;
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && state.truncated === undefined; i += 1) {
+      walkValue(state, value[i], [...segments, String(i)]);
+    }
+    return;
+  }
+  const argv = argvOf(value as Record<string, unknown>);
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    const before = state.leaves.length;
+    walkValue(state, item, [...segments, key]);
+    const leaf = state.leaves[before];
+    if (argv !== undefined && typeof item === "string" && leaf?.kinds.includes("command")) {
+      leaf.commandLine = [item, ...argv.map(shellQuote)].join(" ");
+    }
+  }
+}
+
 /** Every string leaf of the arguments (arrays and nested objects included) with its kinds. */
 export function argLeaves(options: ArgKindSources & { args: unknown }): ArgLeaves {
   const sources: ArgKindSources = {
     ...(options.declared ? { declared: options.declared } : {}),
     ...(options.inputSchema !== undefined ? { inputSchema: options.inputSchema } : {}),
   };
-  const leaves: ArgLeaf[] = [];
-  let truncated: string | undefined;
-  const walk = (value: unknown, segments: string[]): void => {
-    if (truncated !== undefined) return;
-    if (typeof value === "string") {
-      if (leaves.length >= MAX_ARG_LEAVES) {
-        truncated = `more than ${MAX_ARG_LEAVES} argument values`;
-        return;
-      }
-      leaves.push({ segments, value, kinds: kindsOfLeaf({ ...sources, segments, value }) });
-      return;
-    }
-    if (typeof value !== "object" || value === null) return;
-    if (segments.length >= MAX_ARG_DEPTH) {
-      truncated = `arguments nested deeper than ${MAX_ARG_DEPTH} levels`;
-      return;
-    }
-    const entries = Array.isArray(value)
-      ? value.map((item, i) => [String(i), item] as const)
-      : Object.entries(value);
-    const argv = Array.isArray(value) ? undefined : argvOf(value as Record<string, unknown>);
-    for (const [key, item] of entries) {
-      const before = leaves.length;
-      walk(item, [...segments, key]);
-      const leaf = leaves[before];
-      if (argv !== undefined && typeof item === "string" && leaf?.kinds.includes("command")) {
-        leaf.commandLine = [item, ...argv.map(shellQuote)].join(" ");
-      }
-    }
-  };
-  walk(options.args, []);
-  return truncated !== undefined ? { leaves, truncated } : { leaves };
+  const state: Walk = { sources, leaves: [], visited: 0 };
+  walkValue(state, options.args, []);
+  return state.truncated !== undefined
+    ? { leaves: state.leaves, truncated: state.truncated }
+    : { leaves: state.leaves };
 }
