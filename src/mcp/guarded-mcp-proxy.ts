@@ -30,6 +30,10 @@
  * find the path- and URL-valued arguments from the schema too. The schemas are learned from every
  * `tools/list` answer the agent receives, fetched once on the first call when the agent never listed,
  * and forgotten on `notifications/tools/list_changed` (then fetched again on the next call).
+ *
+ * Real paths (`realPaths: true`, for an upstream on this machine's file system): each path argument is
+ * replaced by its real path (symbolic links resolved) before the check, and that is what is forwarded,
+ * so a link inside the workspace cannot take a checked path somewhere the policy forbids.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -69,6 +73,7 @@ import { checkWithin } from "../runtime/check-within.js";
 import { CheckTimeoutMsSchema, DEFAULT_CHECK_TIMEOUT_MS } from "../runtime/guard-service.js";
 import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
 import { toMcpError } from "./mcp-errors.js";
+import { realPathArgs } from "./real-path-args.js";
 import { toolCallSubject } from "./tool-call-subject.js";
 
 /** An upstream server to start as a child process and talk to over stdio. */
@@ -98,6 +103,12 @@ export interface GuardedMcpProxyOptions {
    * `prompts/get` (default true); when false they pass through unchecked, like the lists.
    */
   guardContent?: boolean;
+  /**
+   * Check and forward the real path of each path argument (symbolic links resolved on this machine,
+   * relative paths against the policy's `rules.paths.base`; see real-path-args.ts). Only for an upstream
+   * that shares this machine's file system, such as a filesystem server the proxy starts (default false).
+   */
+  realPaths?: boolean;
   /** Time limit of each request to the upstream server (default 60000 ms). */
   requestTimeoutMs?: number;
   /**
@@ -142,6 +153,7 @@ const OptionsSchema = z.object({
   toolPrefix: z.string().optional(),
   historyLimit: z.number().int().min(0).max(10_000).optional(),
   guardContent: z.boolean().optional(),
+  realPaths: z.boolean().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
   checkTimeoutMs: CheckTimeoutMsSchema.default(DEFAULT_CHECK_TIMEOUT_MS),
 });
@@ -425,8 +437,18 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = request.params.name;
-    const args = request.params.arguments ?? {};
     const inputSchema = await inputSchemaOf(tool);
+    let args = request.params.arguments ?? {};
+    let rewritten = false;
+    if (o.realPaths) {
+      const base = policy.rules?.paths?.base;
+      const real = await realPathArgs({ args, inputSchema, ...(base ? { base } : {}) });
+      if (real.rewrites.length > 0) {
+        args = real.args;
+        rewritten = true;
+        logger?.info({ tool, rewrites: real.rewrites }, "checking and forwarding real paths");
+      }
+    }
     const { checkedAs, decision } = await decide({ tool, args, signal: extra.signal, inputSchema });
     if (!decision.allowed) return blockedCallResult({ tool, decision });
 
@@ -435,7 +457,12 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       // Task augmentation is not offered downstream, so only the call itself is forwarded.
       const params = {
         name: tool,
-        ...(request.params.arguments !== undefined ? { arguments: request.params.arguments } : {}),
+        // What was checked is what is forwarded: the real paths when they were resolved.
+        ...(rewritten
+          ? { arguments: args }
+          : request.params.arguments !== undefined
+            ? { arguments: request.params.arguments }
+            : {}),
         ...(request.params._meta !== undefined ? { _meta: request.params._meta } : {}),
       };
       const result = (await client.request({ method: "tools/call", params }, CallToolResultSchema, {

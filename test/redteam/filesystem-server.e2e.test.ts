@@ -13,6 +13,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -91,6 +92,25 @@ function attacks(get: () => { agent: Client; root: string }) {
       expect(textOf(result)).not.toContain("hunter2");
     },
   );
+
+  it("never returns the secret for spellings the server trims, unquotes or resolves itself", async () => {
+    const { agent, root } = get();
+    for (const path of [
+      `${root}/app/.env'`,
+      `${root}/app/.env"`,
+      `"${root}/app/.env"`,
+      `${root}/app/.env `,
+      ` ${root}/app/.env`,
+      `file://${root}/app/.env`,
+      "app/.env",
+      "./app/.env",
+      "tmp/../app/.env",
+      `${root}/app/.%65nv`,
+    ]) {
+      const result = await agent.callTool({ name: "read_text_file", arguments: { path } });
+      expect(textOf(result), JSON.stringify(path)).not.toContain("hunter2");
+    }
+  });
 
   it("never returns the secret through read_multiple_files", async () => {
     const { agent, root } = get();
@@ -185,6 +205,7 @@ describe("the real filesystem server behind `warden mcp proxy`", () => {
         "proxy",
         "--policy",
         policyFile,
+        "--real-paths",
         "--",
         process.execPath,
         SERVER,
@@ -203,4 +224,14 @@ describe("the real filesystem server behind `warden mcp proxy`", () => {
     rmSync(join(root, "..", `${root.split("/").pop()}-policy.json`), { force: true });
   });
   attacks(() => ({ agent: agent!, root }));
+
+  it("with --real-paths, writes nothing outside tmp/ through a symbolic link under tmp/", async () => {
+    symlinkSync("../app", join(root, "tmp", "link"));
+    const result = await agent!.callTool({
+      name: "write_file",
+      arguments: { path: `${root}/tmp/link/c.txt`, content: "pwned" },
+    });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(existsSync(join(root, "app", "c.txt"))).toBe(false);
+  });
 });

@@ -29,6 +29,7 @@ const ProxyOptionsSchema = z.object({
   context: z.string().optional(),
   toolPrefix: z.string().optional(),
   guardContent: z.boolean().default(true),
+  realPaths: z.boolean().default(false),
   logLevel: LogLevelSchema,
 });
 
@@ -104,6 +105,10 @@ export function registerMcpCommand(options: { program: Command }): void {
       "forward resources/read and prompts/get without checking them (they are checked by default)",
     )
     .option(
+      "--real-paths",
+      "check and forward the real path of each path argument (symbolic links resolved here): for a filesystem server on this machine",
+    )
+    .option(
       "--log-level <level>",
       "fatal | error | warn | info | debug | trace | silent (logs go to stderr)",
       "info",
@@ -116,6 +121,7 @@ export function registerMcpCommand(options: { program: Command }): void {
           context: raw.context,
           toolPrefix: raw.toolPrefix,
           guardContent: raw.guardContent,
+          realPaths: raw.realPaths,
           logLevel: raw.logLevel,
         },
         what: "mcp proxy options",
@@ -145,6 +151,7 @@ export function registerMcpCommand(options: { program: Command }): void {
           ...(context ? { context } : {}),
           ...(o.toolPrefix !== undefined ? { toolPrefix: o.toolPrefix } : {}),
           guardContent: o.guardContent,
+          realPaths: o.realPaths,
           ...checkTimeout,
           logger,
         });

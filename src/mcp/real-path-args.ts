@@ -1,0 +1,115 @@
+/**
+ * The real paths of a tool call's path arguments, for an upstream that shares this machine's file
+ * system (a filesystem MCP server the proxy starts). Warden's canonical paths are lexical: they resolve
+ * `..` but cannot know that `tmp/link` is a symbolic link to `../app`, while the server follows it. So a
+ * write "under tmp/" lands in app/, and a read of `app/config.txt -> .env` returns the secret. Replacing
+ * each path argument by its real path (links resolved, the missing tail kept) before the check, and
+ * forwarding exactly that, makes the checked path the one the server opens (up to a link created
+ * between the two, which no proxy can see).
+ *
+ * Only arguments named as paths (`path`, `paths`, `source`, `destination`…, by their name or the tool's
+ * schema) are rewritten, never a value that merely looks like a path (a file's content `/tmp/x`).
+ */
+import { lstat, readlink, realpath } from "node:fs/promises";
+import { posix } from "node:path";
+import { kindFromName, kindsFromSchema } from "../core/arg-kinds.js";
+
+/** Link hops and path components followed at most, so a loop or a huge path stays bounded. */
+const MAX_HOPS = 64;
+
+export interface RealPathRewrite {
+  /** Where the argument is, e.g. "paths.1". */
+  at: string;
+  from: string;
+  to: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Is the value at `segments` a path by its name or by the tool's schema (not by its shape)? */
+function namedPath(options: { segments: string[]; inputSchema?: unknown }): boolean {
+  const name = [...options.segments].reverse().find((s) => !/^\d+$/.test(s));
+  if (name !== undefined && kindFromName({ name }) === "path") return true;
+  return (
+    options.inputSchema !== undefined &&
+    kindsFromSchema({ schema: options.inputSchema, segments: options.segments }).includes("path")
+  );
+}
+
+/**
+ * The path with every symbolic link resolved, a missing tail appended to its real parent; undefined for
+ * a link loop or a path too deep to follow (the server cannot open it either, so it is left as given).
+ */
+async function realPathOf(path: string, hops: number): Promise<string | undefined> {
+  if (hops > MAX_HOPS) return undefined;
+  try {
+    return await realpath(path);
+  } catch {
+    // A dangling link: follow it by hand, so its target is what is checked.
+    const link = await lstat(path).catch(() => undefined);
+    if (link?.isSymbolicLink()) {
+      const target = await readlink(path).catch(() => undefined);
+      if (target === undefined) return undefined;
+      return realPathOf(posix.resolve(posix.dirname(path), target), hops + 1);
+    }
+    const parent = posix.dirname(path);
+    if (parent === path) return path;
+    const realParent = await realPathOf(parent, hops + 1);
+    return realParent === undefined ? undefined : posix.join(realParent, posix.basename(path));
+  }
+}
+
+/**
+ * The server's reading of a path argument (as `path.resolve` reads it: absolute, or relative to `base`),
+ * or undefined when it is not one the proxy can resolve (relative with no base, `~`, a NUL byte).
+ */
+function serverPath(value: string, base: string | undefined): string | undefined {
+  if (value.includes("\u0000") || value.startsWith("~")) return undefined;
+  if (value.startsWith("/")) return posix.resolve(value);
+  return base?.startsWith("/") ? posix.resolve(base, value) : undefined;
+}
+
+/**
+ * The arguments with each named path argument replaced by its real path where that differs (a copy;
+ * the input is not changed), and the list of what was rewritten.
+ */
+export async function realPathArgs(options: {
+  args: Record<string, unknown>;
+  inputSchema?: unknown;
+  /** What relative paths resolve against (the policy's `rules.paths.base`). */
+  base?: string;
+}): Promise<{ args: Record<string, unknown>; rewrites: RealPathRewrite[] }> {
+  const rewrites: RealPathRewrite[] = [];
+  const visit = async (value: unknown, segments: string[], depth: number): Promise<unknown> => {
+    if (depth > MAX_HOPS) return value;
+    if (typeof value === "string") {
+      if (segments.length === 0 || !namedPath({ segments, inputSchema: options.inputSchema })) return value;
+      const resolved = serverPath(value, options.base);
+      if (resolved === undefined) return value;
+      const real = await realPathOf(resolved, 0);
+      if (real === undefined || real === resolved) return value;
+      rewrites.push({ at: segments.join("."), from: value, to: real });
+      return real;
+    }
+    // One at a time, so the rewrites are listed in argument order.
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      for (const [i, item] of value.entries())
+        out.push(await visit(item, [...segments, String(i)], depth + 1));
+      return out;
+    }
+    if (isRecord(value)) {
+      const entries: [string, unknown][] = [];
+      for (const [key, item] of Object.entries(value)) {
+        entries.push([key, await visit(item, [...segments, key], depth + 1)]);
+      }
+      // fromEntries, not assignment: a key "__proto__" stays an own property.
+      return Object.fromEntries(entries);
+    }
+    return value;
+  };
+  const args = (await visit(options.args, [], 0)) as Record<string, unknown>;
+  return { args: rewrites.length > 0 ? args : options.args, rewrites };
+}
