@@ -170,3 +170,16 @@ describe("shell: mcp-tools rule 6 denies (not only its ask default)", () => {
     );
   });
 });
+
+describe("shell: other programs that remove a tree are never allowed by mcp-tools", () => {
+  it.each([
+    "python3 -c 'import shutil; shutil.rmtree(\"/srv\")'",
+    "perl -e 'system(\"rm -rf /srv\")'",
+    "rsync -a --delete /empty/ /srv/",
+    "git clean -fdx /srv",
+    "shred -u -r /srv",
+    "find /srv -type f -exec shred -u {} \\;",
+  ])("refuses %j", async (command) => {
+    expectRefused(await run("mcp-tools", command), `shell.run ${JSON.stringify(command)}`);
+  });
+});
