@@ -22,6 +22,11 @@ import operator
 import signal
 import sqlite3
 import sys
+import time
+
+# When the running program's time is up (time.monotonic()), for the SQLite progress handler.
+DEADLINE = [0.0]
+
 
 class ProgramTimeout(BaseException):
     """Raised in the program by the interval timer; a BaseException so `except Exception` cannot eat it."""
@@ -136,6 +141,22 @@ class Row:
         if name.startswith("_"):
             raise AttributeError(name)
         return self[name]
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def to_dict(self):
+        self._frame._read_all()
+        return dict(self._row)
+
+    def __str__(self):
+        self._frame._read_all()
+        return str(self._row)
+
+    __repr__ = __str__
 
 
 class Frame:
@@ -429,14 +450,27 @@ def make_toolbox(con, rows, schema, recorder):
             return sqlite3.SQLITE_DENY
 
         con.set_authorizer(authorize)
+        # SQLite runs in C, out of the interval timer's reach: a query past the deadline is interrupted.
+        con.set_progress_handler(lambda: 1 if time.monotonic() > DEADLINE[0] else 0, 10_000)
         try:
+            # EXPLAIN compiles the statement without running it: when it compiles, what the authorizer
+            # saw is read, whether or not running it then fails (an interrupted query, a bad cast).
+            try:
+                con.execute("explain " + sql).fetchall()
+                prepared = True
+            except sqlite3.Error:
+                prepared = False
+            if prepared:
+                for table, column in pending:
+                    recorder.read(table, column)
+            pending.clear()
             cursor = con.execute(sql)
-            # The query prepared: what the authorizer saw is read.
-            for table, column in pending:
+            for table, column in pending if not prepared else []:
                 recorder.read(table, column)
             return cursor.fetchall()
         finally:
             con.set_authorizer(None)
+            con.set_progress_handler(None, 0)
 
     def SQLInterpreter(sql):
         if not isinstance(sql, str):
@@ -485,14 +519,16 @@ def on_alarm(_signum, _frame):
     raise ProgramTimeout()
 
 
-def run_one(program, schema, time_limit):
-    con, rows = make_database(schema)
+def run_one(program, schema, database, time_limit):
+    # One database for the batch: the authorizer denies every write, so no program changes it.
+    con, rows = database
     recorder = Recorder()
     scope = {"answer": 0, "__name__": "__main__"}
     scope.update(make_toolbox(con, rows, schema, recorder))
     error = None
     timed_out = False
     sink = io.StringIO()
+    DEADLINE[0] = time.monotonic() + time_limit
     signal.setitimer(signal.ITIMER_REAL, time_limit)
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
@@ -506,7 +542,7 @@ def run_one(program, schema, time_limit):
         error = "%s: %s" % (type(exc).__name__, str(exc)[:200])
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        con.close()
+        con.set_authorizer(None)
     return {"id": program["id"], "reads": recorder.reads, "error": error, "timedOut": timed_out}
 
 
@@ -516,7 +552,8 @@ def main():
     time_limit = max(0.01, batch.get("timeLimitMs", 2000) / 1000)
     signal.signal(signal.SIGALRM, on_alarm)
     sys.setrecursionlimit(400)
-    results = [run_one(program, schema, time_limit) for program in batch["programs"]]
+    database = make_database(schema)
+    results = [run_one(program, schema, database, time_limit) for program in batch["programs"]]
     sys.stdout.write(json.dumps(results))
 
 
