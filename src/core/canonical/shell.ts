@@ -992,33 +992,39 @@ class Reader {
 
   /** `case WORD in [(]PATTERN[|PATTERN…]) LIST ;; … esac` — every branch's commands are forms. */
   private caseStatement(): void {
+    const malformed = this.readCase();
+    if (malformed) this.abort(malformed);
+  }
+
+  /** Reads a whole `case` statement; returns why it is malformed, if it is. */
+  private readCase(): string | undefined {
     this.pos += 1;
-    if (!wordOf(this.peek())) return this.abort("`case` without a word");
+    if (!wordOf(this.peek())) return "`case` without a word";
     this.pos += 1;
     while (isOpToken(this.peek(), ";")) this.pos += 1;
-    if (wordOf(this.peek())?.text !== "in") return this.abort("`case` without `in`");
+    if (wordOf(this.peek())?.text !== "in") return "`case` without `in`";
     this.pos += 1;
     for (;;) {
       while (isOpToken(this.peek(), ";")) this.pos += 1;
       const t = this.peek();
-      if (t === undefined) return this.abort("missing `esac`");
+      if (t === undefined) return "missing `esac`";
       if (wordOf(t)?.text === "esac") {
         this.pos += 1;
         this.trailingRedirects();
-        return;
+        return undefined;
       }
       if (isOpToken(t, "(")) this.pos += 1;
       for (;;) {
-        if (!wordOf(this.peek())) return this.abort("malformed `case` pattern");
+        if (!wordOf(this.peek())) return "malformed `case` pattern";
         this.pos += 1;
-        if (isOpToken(this.peek(), "|")) this.pos += 1;
-        else if (isOpToken(this.peek(), ")")) break;
-        else return this.abort("malformed `case` pattern");
+        if (isOpToken(this.peek(), ")")) break;
+        if (!isOpToken(this.peek(), "|")) return "malformed `case` pattern";
+        this.pos += 1;
       }
       this.pos += 1;
       this.parseList(new Set(["esac"]), CASE_ENDS);
       if (isOpToken(this.peek(), ...CASE_ENDS)) this.pos += 1;
-      else if (wordOf(this.peek())?.text !== "esac") return this.abort("missing `esac`");
+      else if (wordOf(this.peek())?.text !== "esac") return "missing `esac`";
     }
   }
 
