@@ -45,6 +45,8 @@ export type Val =
       params: readonly Param[];
       body: readonly Stmt[] | Expr;
       closure: Frame;
+      /** Default values of the parameters, in order, evaluated once where the function is defined. */
+      defaults: readonly (Val | undefined)[];
       id: number;
     }
   | { k: "builtin"; name: string }

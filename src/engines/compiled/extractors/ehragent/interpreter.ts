@@ -121,6 +121,14 @@ const MASK_METHODS = new Set(
 `),
 );
 
+/** DataFrame methods that take column names among their arguments. */
+const COLUMN_TAKING = new Set(
+  words(`
+  sort_values groupby nlargest nsmallest set_index filter drop rename assign merge join pivot
+  pivot_table agg aggregate value_counts
+`),
+);
+
 /** Comparison operators that compare a DataFrame cell by cell. */
 const CELLWISE = new Set(["==", "!=", "<>", "<", ">", "<=", ">="]);
 
@@ -541,7 +549,7 @@ class Interpreter {
       case "FunctionDef": {
         // `@d def f` binds f to d(f), the decorator nearest the def applied first.
         const decorators = stmt.decorators.map((decorator) => this.evaluate(decorator, ctx));
-        let value = this.makeFunction(stmt.name, stmt.params, stmt.body, ctx.frame);
+        let value = this.makeFunction(stmt.name, stmt.params, stmt.body, ctx);
         for (let i = decorators.length - 1; i >= 0; i--) {
           const fn = value;
           value = mapOptions(decorators[i]!, (decorator) => this.callOne(decorator, [fn], NO_KWARGS));
@@ -1020,7 +1028,7 @@ class Interpreter {
       case "Comprehension":
         return this.evalComprehension(expr, ctx);
       case "Lambda":
-        return this.makeFunction("lambda", expr.params, expr.body, ctx.frame);
+        return this.makeFunction("lambda", expr.params, expr.body, ctx);
       case "IfExp":
         this.evaluate(expr.test, ctx);
         return join(this.evaluate(expr.body, ctx), this.evaluate(expr.orelse, ctx));
@@ -1525,8 +1533,16 @@ class Interpreter {
             for (const item of idx.items) {
               const column = this.knownText(item);
               if (column !== null) this.readIn(container.tables, column.toLowerCase(), "row subscript");
+              else this.unresolved.push("row subscript with a column name only known at run time");
             }
+            return unknown("row value");
           }
+          if (idx.k === "slice" || idx.k === "bool") {
+            this.readAll(container.tables);
+            return unknown("row values");
+          }
+          // A position (row[0]) or a value only known at run time: which field is read is not known.
+          this.unresolved.push(`row subscript with ${this.describe(idx)}: cannot tell which column it reads`);
           return unknown("row value");
         });
       case "indexer":
@@ -1722,18 +1738,16 @@ class Interpreter {
     return unknown(`result of ${path}`);
   }
 
-  private makeFunction(
-    name: string,
-    params: readonly Param[],
-    body: readonly Stmt[] | Expr,
-    closure: Frame,
-  ): Val {
+  /** A function value; its parameters' defaults are evaluated now, as `def` and `lambda` do. */
+  private makeFunction(name: string, params: readonly Param[], body: readonly Stmt[] | Expr, ctx: Ctx): Val {
+    const defaults = params.map((param) => (param.default ? this.evaluate(param.default, ctx) : undefined));
     const func: Extract<Val, { k: "func" }> = {
       k: "func",
       name,
       params,
       body,
-      closure,
+      closure: ctx.frame,
+      defaults,
       id: this.nextFuncId++,
     };
     this.functions.push(func);
@@ -1791,7 +1805,7 @@ class Interpreter {
       raises: null,
       comprehension: false,
     };
-    this.bindParams(func.params, args, kwargs, ctx);
+    this.bindParams(func, args, kwargs, ctx);
     this.depth++;
     const line = this.line;
     try {
@@ -1811,14 +1825,16 @@ class Interpreter {
   }
 
   private bindParams(
-    params: readonly Param[],
+    func: Extract<Val, { k: "func" }>,
     args: Val[],
     kwargs: ReadonlyMap<string, Val>,
     ctx: Ctx,
   ): void {
     let position = 0;
     const used = new Set<string>();
-    for (const param of params) {
+    const { params, defaults } = func;
+    for (let p = 0; p < params.length; p++) {
+      const param = params[p]!;
       if (param.kind === "varargs") {
         ctx.frame.vars.set(param.name, { k: "list", items: args.slice(position), exact: true });
         position = args.length;
@@ -1835,8 +1851,8 @@ class Interpreter {
       } else if (kwargs.has(param.name)) {
         used.add(param.name);
         ctx.frame.vars.set(param.name, kwargs.get(param.name)!);
-      } else if (param.default) {
-        ctx.frame.vars.set(param.name, this.evaluate(param.default, ctx));
+      } else if (defaults[p] !== undefined) {
+        ctx.frame.vars.set(param.name, defaults[p]!);
       } else {
         ctx.frame.vars.set(param.name, unknown(`argument ${param.name}`));
       }
@@ -1865,6 +1881,19 @@ class Interpreter {
     const tables = [...new Set(all.flatMap((value) => handleTables(value)))];
     if (tables.length > 0) this.readNamedColumns(tables, all, origin);
     return unknown(`result of ${origin}(...)`);
+  }
+
+  /** Whether a method argument may be a column name whose text is not known (or a list holding one). */
+  private mayNameUnknownColumn(value: Val, depth = 0): boolean {
+    if (depth > 3) return true;
+    for (const option of options(value)) {
+      if (option.k === "unknown" || (option.k === "str" && !symIsKnown(option.s))) return true;
+      if (option.k === "list" && option.items.some((item) => this.mayNameUnknownColumn(item, depth + 1)))
+        return true;
+      if (option.k === "dict" && option.keys.some((key) => this.mayNameUnknownColumn(key, depth + 1)))
+        return true;
+    }
+    return false;
   }
 
   /** Strings (or lists/dicts of strings) among the arguments that name a column of `tables`. */
@@ -2556,6 +2585,9 @@ class Interpreter {
         return { k: "table", tables };
       }
       default:
+        if (COLUMN_TAKING.has(name) && all.some((value) => this.mayNameUnknownColumn(value))) {
+          this.unresolved.push(`DataFrame.${name} with a column name only known at run time`);
+        }
         this.readNamedColumns(tables, all, `DataFrame.${name}`);
         if (WHOLE_TABLE_READS.has(name)) {
           this.readAll(tables);

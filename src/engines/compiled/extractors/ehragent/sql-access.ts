@@ -60,6 +60,29 @@ function nameOf(value: unknown): string | null {
   return null;
 }
 
+/** Holes whose text cannot hold a quote: numbers, and Calendar's dates. */
+const QUOTELESS_HOLES = new Set(["number", "Calendar result"]);
+
+/**
+ * Whether a part only known at run time lands inside a quoted SQL string or name: a quote in its text
+ * would end the literal and change the query (what it reads), so the query is not known.
+ */
+function holeInsideQuotes(sql: SymString): boolean {
+  let single = false;
+  let double = false;
+  for (const part of sql) {
+    if (isHole(part)) {
+      if ((single || double) && !QUOTELESS_HOLES.has(part.origin)) return true;
+      continue;
+    }
+    for (const ch of part) {
+      if (ch === "'" && !double) single = !single;
+      else if (ch === '"' && !single) double = !double;
+    }
+  }
+  return false;
+}
+
 /** Reads of one SQL text (possibly several statements). Never throws. */
 export function extractSqlAccess(options: { sql: SymString | string; schema: DatabaseSchema }): SqlAccess {
   const { schema } = options;
@@ -67,7 +90,13 @@ export function extractSqlAccess(options: { sql: SymString | string; schema: Dat
   // The common subset of EHRAgent's SQL is read directly, two orders of magnitude faster than
   // node-sql-parser, with the same resolution and the same order of reads (sql-subset.ts); anything
   // outside it goes to node-sql-parser below.
-  return readSqlSubset({ sql, schema }) ?? readSqlWithParser({ sql, schema });
+  const access = readSqlSubset({ sql, schema }) ?? readSqlWithParser({ sql, schema });
+  if (typeof options.sql !== "string" && holeInsideQuotes(options.sql)) {
+    access.unresolved.push("a value only known at run time is pasted inside a quoted SQL string or name");
+  }
+  // SQLite has no backslash escapes; the parsers here read `\'` as an escaped quote.
+  if (sql.includes("\\")) access.unresolved.push("SQL with a backslash (read differently by SQLite)");
+  return access;
 }
 
 /**

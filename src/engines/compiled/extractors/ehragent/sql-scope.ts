@@ -100,6 +100,10 @@ export class SqlReadRecorder {
    * scope, and as a string otherwise. The column reading is taken whenever it exists (the strict choice).
    */
   resolveQuoted(name: string, scope: SqlScope): void {
+    if (name.includes(HOLE_IDENTIFIER) || name.includes("warden_hole")) {
+      this.unresolved.push("a double-quoted SQL name is only known at run time");
+      return;
+    }
     for (let s: SqlScope | null = scope; s; s = s.parent) {
       const names = s.sources.some((source) =>
         source.kind === "table"
