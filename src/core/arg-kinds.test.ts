@@ -43,6 +43,11 @@ describe("argument kinds", () => {
     expect(k("file:///etc/shadow")).toEqual(["path", "url"]);
     expect(k("https://example.com/x")).toEqual(["url"]);
     expect(k("hello world")).toEqual([]);
+    expect(k("eve@evil.test")).toEqual(["email"]);
+    expect(k("Eve Doe <eve@evil.test>")).toEqual(["email"]);
+    expect(k("https://user@host.test/")).toEqual(["url"]);
+    expect(k("/home/u@x.test")).toEqual(["path"]);
+    expect(k("mail eve@evil.test now")).toEqual([]);
     expect(k("/a\n/b")).toEqual([]);
   });
 
@@ -81,6 +86,18 @@ describe("argument kinds", () => {
     expect(kindsOfLeaf({ declared, segments: ["files", "3", "location"], value: "x" })).toEqual(["path"]);
     expect(kindsOfLeaf({ declared, segments: ["recipients", "0"], value: "/x" })).toEqual(["email", "path"]);
     expect(kindsOfLeaf({ declared, segments: ["other"], value: "plain" })).toEqual([]);
+  });
+
+  it("reads an address nested under an argument named for addresses", () => {
+    const { leaves } = argLeaves({
+      args: { cc: { address: "eve@evil.test", name: "Eve" }, to: [{ mail: "x@y.test" }], note: { a: "b@c" } },
+    });
+    expect(leaves.map((l) => [l.segments.join("."), l.kinds])).toEqual([
+      ["cc.address", ["email"]],
+      ["cc.name", []],
+      ["to.0.mail", ["email"]],
+      ["note.a", []],
+    ]);
   });
 
   it("walks every string leaf of nested objects and arrays", () => {

@@ -5,7 +5,8 @@
  *   1. the policy's declaration (`rules.argumentKinds`, resolved per tool by the caller),
  *   2. the tool's JSON Schema (`format`, property names, descriptions that start by naming the kind),
  *   3. the argument's own name (`path`, `paths`, `to`, `cc`, `url`, `command`, `file_path`…),
- *   4. the value's shape (`/…`, `~…`, `./…`, `../…`, `file:` → path; `scheme://…` → url).
+ *   4. the value's shape (`/…`, `~…`, `./…`, `../…`, `file:` → path; `scheme://…` → url; an address,
+ *      bare or with a display name → email; an `@` under an argument named for addresses → email).
  * Every source adds kinds (a leaf may have several: `file:///x` under `uri` is a url and a path): a leaf
  * counted as a path although it is not one only makes the comparisons stricter, because conditions
  * resolve several values the strict way, while a path that no source recognises escapes path rules.
@@ -167,6 +168,8 @@ export function kindFromName(options: { name: string }): ArgKind | undefined {
 }
 
 const URL_SHAPE = /^[a-z][a-z0-9+.-]*:\/\//i;
+/** A bare address (`eve@evil.test`) or one with a display name (`Eve <eve@evil.test>`). */
+const ADDRESS_SHAPE = /^(?![/~.])(?!.*:\/\/)([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+|[^<>@]*<[^@\s<>]+@[^@\s<>]+>)$/;
 
 /** The kinds a value's shape says: an absolute, home, dot-relative or `file:` path; a `scheme://` URL. */
 export function kindsFromShape(options: { value: string }): ArgKind[] {
@@ -175,6 +178,7 @@ export function kindsFromShape(options: { value: string }): ArgKind[] {
   const kinds: ArgKind[] = [];
   if (/^(\/|~|\.\.?(\/|\\|$)|file:)/i.test(value)) kinds.push("path");
   if (URL_SHAPE.test(value)) kinds.push("url");
+  if (ADDRESS_SHAPE.test(value)) kinds.push("email");
   return kinds;
 }
 
@@ -320,8 +324,15 @@ export interface ArgKindSources {
   inputSchema?: unknown;
 }
 
+/** What a leaf's place says: its own kinds, and e-mail when an enclosing argument is named for addresses. */
+interface Place {
+  kinds: ArgKind[];
+  /** `{ cc: { address: "eve@evil.test" } }`, `{ to: [{ name, email }] }`: the leaf is an address if it has an @. */
+  underEmail: boolean;
+}
+
 /** The kinds that depend on where a leaf is (declaration, schema, name), not on its value. */
-function kindsOfPlace(sources: ArgKindSources, segments: string[]): ArgKind[] {
+function kindsOfPlace(sources: ArgKindSources, segments: string[]): Place {
   const kinds: ArgKind[] = [];
   if (sources.declared) kinds.push(...kindsFromDeclaration({ declared: sources.declared, segments }));
   if (sources.inputSchema !== undefined)
@@ -329,7 +340,9 @@ function kindsOfPlace(sources: ArgKindSources, segments: string[]): ArgKind[] {
   const name = leafName(segments);
   const byName = name !== undefined ? kindFromName({ name }) : undefined;
   if (byName) kinds.push(byName);
-  return kinds;
+  const ancestors = segments.slice(0, name !== undefined ? segments.lastIndexOf(name) : 0);
+  const underEmail = ancestors.some((a) => !/^\d+$/.test(a) && kindFromName({ name: a }) === "email");
+  return { kinds, underEmail };
 }
 
 /**
@@ -337,9 +350,9 @@ function kindsOfPlace(sources: ArgKindSources, segments: string[]): ArgKind[] {
  * (the policy's, the proxy's `tools/list`), so they key weak maps; the same arguments recur call after call.
  */
 const NO_SOURCE = {};
-const placeCache = new WeakMap<object, WeakMap<object, Map<string, ArgKind[]>>>();
+const placeCache = new WeakMap<object, WeakMap<object, Map<string, Place>>>();
 
-function cachedKindsOfPlace(sources: ArgKindSources, segments: string[]): ArgKind[] {
+function cachedKindsOfPlace(sources: ArgKindSources, segments: string[]): Place {
   const schema = sources.inputSchema;
   if (schema !== undefined && (typeof schema !== "object" || schema === null))
     return kindsOfPlace(sources, segments);
@@ -356,21 +369,22 @@ function cachedKindsOfPlace(sources: ArgKindSources, segments: string[]): ArgKin
     bySchema.set(schemaKey, byPlace);
   }
   const key = segments.join("\u0000");
-  let kinds = byPlace.get(key);
-  if (!kinds) {
-    kinds = kindsOfPlace(sources, segments);
+  let place = byPlace.get(key);
+  if (!place) {
+    place = kindsOfPlace(sources, segments);
     if (byPlace.size >= 4096) byPlace.clear();
-    byPlace.set(key, kinds);
+    byPlace.set(key, place);
   }
-  return kinds;
+  return place;
 }
 
 /** The kinds of the string at `segments`, from every source, most authoritative first. */
 export function kindsOfLeaf(options: ArgKindSources & { segments: string[]; value: string }): ArgKind[] {
   const place = cachedKindsOfPlace(options, options.segments);
   const shape = kindsFromShape({ value: options.value });
-  if (shape.length === 0) return place.length <= 1 ? place : unique(place);
-  return unique([...place, ...shape]);
+  const inherited = place.underEmail && options.value.includes("@");
+  if (shape.length === 0 && !inherited) return place.kinds.length <= 1 ? place.kinds : unique(place.kinds);
+  return unique([...place.kinds, ...(inherited ? (["email"] as const) : []), ...shape]);
 }
 
 /** Names under which tools take a command's arguments as a list beside the command. */

@@ -320,6 +320,9 @@ describe("the bundled mcp-tools policy", () => {
       { to: "bob@example.com.evil.test" },
       { to: '"bob@example.com" <eve@evil.test>' },
       { subject: "no recipient" },
+      { to: "bob@example.com", cc: { address: "eve@evil.test" } },
+      { to: "bob@example.com", extra: [{ addr: "eve@evil.test" }] },
+      { to: "bob@example.com", headers: { "X-Forward": "Eve <eve@evil.test>" } },
     ]) {
       expect(refused(check("email.send", args)), JSON.stringify(args)).toBe(true);
     }
