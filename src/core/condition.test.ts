@@ -6,6 +6,7 @@ import {
   ConditionSchema,
   conditionFieldProblems,
   conditionFields,
+  conditionProblems,
   evaluateCondition,
   evaluateConditionTri,
   prepareConditionFacts,
@@ -90,6 +91,27 @@ describe("field grammar", () => {
       expect(conditionFieldProblems({ field }), field).toEqual([]);
       expect(validateConditionField({ field })).toEqual({ ok: true });
     }
+  });
+
+  it("lists every problem of a condition for compile --check", () => {
+    expect(
+      conditionProblems({
+        condition: {
+          all: [
+            { field: "args:file", op: "exists" },
+            { not: { field: "args.x", op: "matches", value: "(" } },
+            { field: "args.c", op: "invokes", value: { programs: ["rm"] } },
+            { field: "args.p", op: "pathWithin", value: "/tmp", part: "basename" },
+            { field: "args:path", op: "pathMatches", value: ["**/.env"] },
+          ],
+        },
+      }),
+    ).toEqual([
+      expect.stringMatching(/^"args:file"/),
+      expect.stringMatching(/^args\.x matches: invalid regular expression/),
+      expect.stringMatching(/^args\.c invokes: op invokes needs/),
+      expect.stringMatching(/^args\.p pathWithin: part "basename"/),
+    ]);
   });
 
   it("rejects fields no tool call has", () => {

@@ -974,6 +974,31 @@ export function evaluateCondition(condition: Condition, facts: unknown): boolean
   return evaluateConditionTri({ condition, facts, strictWhen: true }).value === true;
 }
 
+/**
+ * Everything wrong with a tool-rule condition, for `compile --check`: fields outside the grammar, values
+ * the structured operators cannot use, invalid regular expressions, `part`s the op cannot apply to.
+ */
+export function conditionProblems(options: { condition: Condition }): string[] {
+  const problems: string[] = [];
+  const visit = (c: Condition): void => {
+    if ("all" in c) c.all.forEach(visit);
+    else if ("any" in c) c.any.forEach(visit);
+    else if ("not" in c) visit(c.not);
+    else {
+      problems.push(...conditionFieldProblems({ field: c.field }));
+      for (const p of comparisonValueProblems({ comparison: c })) problems.push(`${c.field} ${c.op}: ${p}`);
+      if (
+        c.part &&
+        (COMMAND_OPS.has(c.op) || c.op === "pathWithin" || c.op === "exists" || c.op === "empty")
+      ) {
+        problems.push(`${c.field} ${c.op}: part "${c.part}" does not apply to this operator`);
+      }
+    }
+  };
+  visit(options.condition);
+  return problems;
+}
+
 /** Every field path a condition reads, for verification against the vocabulary. */
 export function conditionFields(condition: Condition): string[] {
   if ("all" in condition) return condition.all.flatMap(conditionFields);
