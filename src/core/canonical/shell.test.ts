@@ -139,6 +139,8 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ["cat <(rm -rf x)", "rm", RF],
     ["tee >(rm -rf x)", "rm", RF],
     ["echo $((1 + $(rm -rf x)))", "rm", RF],
+    ["echo $((cd /; rm -rf x) )", "rm", RF],
+    ['echo "$((cd /; rm -rf x) )"', "rm", RF],
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     ["echo ${X:-$(rm -rf x)}", "rm", RF],
     ["X=$(rm -rf x)", "rm", RF],
@@ -196,6 +198,11 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
 
   it("reads `sudo -e` words as files to edit, not a command", () => {
     expect(forms("sudo -e /etc/hosts").map((f) => f.program)).toEqual(["sudo"]);
+  });
+
+  it("reads arithmetic as arithmetic: its variables are not programs", () => {
+    expect(forms("echo $(( ($x + 1) * $y ))").map((f) => f.program)).toEqual(["echo"]);
+    expect(forms('echo "$((x << 2))"').map((f) => f.program)).toEqual(["echo"]);
   });
 
   it("ends options at `--`", () => {

@@ -361,11 +361,11 @@ function scanList(cur: Cursor, depth: number, closer: ")" | null, arith = false)
         continue;
       }
       if (next === "(") {
-        const kind: SubKind = src[cur.pos + 2] === "(" ? "arith" : "command";
+        const maybeArith = src[cur.pos + 2] === "(";
         cur.pos += 2;
-        const body = scanList(cur, depth + 1, ")", kind === "arith");
+        const body = scanList(cur, depth + 1, ")", maybeArith);
         if (failed(body)) return body;
-        const ph = addSub(kind, start, body);
+        const ph = addSub(maybeArith && isArithmetic(body.text) ? "arith" : "command", start, body);
         if (failed(ph)) return ph;
         out.push(ph);
         continue;
@@ -474,6 +474,26 @@ function scanList(cur: Cursor, depth: number, closer: ")" | null, arith = false)
   return { text: out.join(""), subs };
 }
 
+/**
+ * Whether a `$((…))` is arithmetic: the body after `$(` is one parenthesised group, closed by its last
+ * character. `$((cd x; rm y) )` is a command substitution running a subshell, and is read as one.
+ */
+function isArithmetic(body: string): boolean {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (quote) {
+      if (c === "\\" && quote === '"') i += 1;
+      else if (c === quote) quote = null;
+    } else if (c === "\\") i += 1;
+    else if (c === "'" || c === '"') quote = c;
+    else if (c === "(") depth += 1;
+    else if (c === ")" && --depth === 0) return i === body.length - 1;
+  }
+  return false;
+}
+
 /** The index of the `'` that closes a `$'…'` body starting at `from`, or -1. */
 function ansiCEnd(src: string, from: number): number {
   let j = from;
@@ -517,11 +537,12 @@ function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator
       return out.join("");
     }
     if (c === "$" && next === "(") {
-      const kind: SubKind = src[cur.pos + 2] === "(" ? "arith" : "command";
+      const maybeArith = src[cur.pos + 2] === "(";
       cur.pos += 2;
-      const body = scanList(cur, depth + 1, ")", kind === "arith");
+      const body = scanList(cur, depth + 1, ")", maybeArith);
       if (failed(body)) return body;
       if (--cur.budget.subs < 0) return { fail: `more than ${MAX_SUBSTITUTIONS} substitutions` };
+      const kind: SubKind = maybeArith && isArithmetic(body.text) ? "arith" : "command";
       subs.push({ kind, source: src.slice(start, cur.pos), body });
       out.push(placeholder(subs.length - 1));
       continue;
