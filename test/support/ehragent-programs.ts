@@ -951,6 +951,20 @@ function assemble(ctx: Ctx, pieces: string[], exprs: string[], how: number): str
   }
 }
 
+/** DataFrame methods that take a column name (each reads that column). */
+const KEYED_METHODS: ((column: string) => string)[] = [
+  (c) => `sort_values(by=${c}).head(1)`,
+  (c) => `sort_values(${c})`,
+  (c) => `sort_values(by=[${c}])`,
+  (c) => `groupby(${c})`,
+  (c) => `set_index(${c})`,
+  (c) => `nlargest(1, ${c})`,
+  (c) => `filter(items=[${c}])`,
+  (c) => `query(${c} + ' > 0')`,
+  (c) => `dropna(subset=[${c}])`,
+  (c) => `drop_duplicates(subset=[${c}])`,
+];
+
 /** Pandas-style reads on what LoadDB/FilterDB return (the extractor models them too). */
 function pandasRead(
   ctx: Ctx,
@@ -979,7 +993,9 @@ function pandasRead(
       ctx.emit(`${value} = ${frame}.iloc[0][${column}]`);
       return;
     case 6:
-      ctx.emit(`${value} = ${frame}.sort_values(by=${column}).head(1)`);
+      ctx.emit(
+        `${value} = ${frame}.${KEYED_METHODS[Math.floor(options.form / 17) % KEYED_METHODS.length]!(column)}`,
+      );
       return;
     case 7:
       ctx.emit(`${value} = len(${frame}[${frame}[${column}] == 1])`);
@@ -1697,6 +1713,16 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F17c",
     name: "sort_values/groupby/nlargest/set_index/filter with a column only known at run time",
     code: "c = GetValue(FilterDB(LoadDB('patient'), 'patientunitstayid=1'), 'gender')\nx = LoadDB('patient').sort_values(by=c)\n",
+  },
+  {
+    id: "F18a",
+    name: "a \\N{...} escape in a sort key (the extractor's string differs from Python's)",
+    code: "x = LoadDB('lab').sort_values(by='l\\N{LATIN SMALL LETTER A}bresult')\n",
+  },
+  {
+    id: "F18b",
+    name: "a \\N{...} escape in groupby/set_index/nlargest/filter/query keys",
+    code: "db = LoadDB('lab')\nc = 'l\\N{LATIN SMALL LETTER A}bresult'\nx = [db.groupby(c), db.set_index(c), db.nlargest(1, c), db.filter(items=[c]), db.query(c + ' > 1')]\n",
   },
   {
     id: "F11",

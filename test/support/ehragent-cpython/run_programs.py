@@ -19,6 +19,7 @@ import contextlib
 import io
 import json
 import operator
+import re
 import signal
 import sqlite3
 import sys
@@ -168,10 +169,12 @@ class Frame:
         self._rows = rows
         self._recorder = recorder
 
-    def _column(self, name):
+    def _column(self, name, loose=False):
+        """Reads a column. pandas names columns exactly; the toolbox (loose) trims and lower-cases, as
+        the extractor does, so that the stub reads at least what the real tool would."""
         if not isinstance(name, str):
             raise TypeError("column name must be a string")
-        column = name.strip().lower()
+        column = name.strip().lower() if loose else name
         if column not in self._columns:
             raise KeyError(name)
         self._recorder.read(self._table, column)
@@ -211,9 +214,35 @@ class Frame:
         return Frame(self._table, self._columns, self._rows[:n], self._recorder)
 
     def sort_values(self, by, ascending=True):
-        column = self._column(by)
-        rows = sorted(self._rows, key=lambda row: row[column], reverse=not ascending)
+        columns = [self._column(name) for name in (by if isinstance(by, list) else [by])]
+        rows = sorted(self._rows, key=lambda row: [str(row[c]) for c in columns], reverse=not ascending)
         return Frame(self._table, self._columns, rows, self._recorder)
+
+    def query(self, expr):
+        # pandas evaluates the expression with the columns in scope: every column it names is read.
+        for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(expr)):
+            if name in self._columns:
+                self._column(name)
+        return self
+
+    def itertuples(self, index=True):
+        for row in self._rows:
+            yield Row(self, row)
+
+    def _subset(self, subset):
+        if subset is None:
+            self._read_all()
+        else:
+            for name in subset if isinstance(subset, list) else [subset]:
+                self._column(name)
+        return self
+
+    def dropna(self, subset=None):
+        return self._subset(subset)
+
+    def duplicated(self, subset=None):
+        self._subset(subset)
+        return Series(False for _ in self._rows)
 
     def _read_all(self):
         for column in self._columns:
@@ -244,10 +273,7 @@ class Frame:
         return self._reorder(columns).head(n)
 
     def drop_duplicates(self, subset=None):
-        if subset is None:
-            self._read_all()
-            return self
-        return self._reorder(subset)
+        return self._subset(subset)
 
     def filter(self, items=None):
         for name in items or []:
@@ -362,7 +388,7 @@ def condition_column(part, frame):
     lowered = part.strip()
     for name in ("max(", "min("):
         if lowered.lower().startswith(name) and lowered.endswith(")"):
-            column = frame._column(lowered[4:-1])
+            column = frame._column(lowered[4:-1], loose=True)
             values = [row[column] for row in frame._rows]
             best = (max if name == "max(" else min)(values) if values else None
             return lambda row: row[column] == best
@@ -384,7 +410,7 @@ def condition_column(part, frame):
     # `datetime(column, ...) = ...`: the column is the function's first argument.
     if "(" in left and left.endswith(")"):
         left = left[left.index("(") + 1:-1].split(",")[0]
-    column = frame._column(left)
+    column = frame._column(left, loose=True)
     if op.strip() in OPERATORS:
         return lambda row: compare(row[column], op.strip(), value)
     return lambda row: True
@@ -415,8 +441,8 @@ def make_toolbox(con, rows, schema, recorder):
         if not isinstance(db, Frame) or not isinstance(argument, str):
             raise TypeError("GetValue(db, argument)")
         commands = [c.strip() for c in argument.split(",")]
-        column = commands[0].strip("[]'\" ")
-        values = db[column]
+        column = db._column(commands[0].strip("[]'\" "), loose=True)
+        values = Series(row[column] for row in db._rows)
         if len(commands) == 1:
             if len(values) == 1:
                 return str(values[0])
