@@ -366,6 +366,11 @@ describe("the bundled mcp-tools policy", () => {
     const ls = check("shell.run", { command: "ls -la" });
     expect(ls).toMatchObject({ effect: "ask", defaulted: true });
     expect(ls.undetermined).toBeUndefined();
+    expect(
+      check("shell.run", { command: "dd if=/dev/zero of=/home/u/devnotes.img bs=1M count=1" }).effect,
+    ).toBe("ask");
+    expect(check("shell.run", { command: "dd if=x.img of=/tmp/../dev/sdb" }).effect).toBe("deny");
+    expect(check("shell.run", { command: "chmod -R u+w /srv/app/build" }).effect).toBe("ask");
     expect(check("github.create_issue", { repo: "a/b", title: "t" }).effect).toBe("allow");
     expect(check("github.merge_pull_request", { repo: "a/b", number: 1 }).effect).toBe("ask");
   });
