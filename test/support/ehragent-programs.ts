@@ -77,7 +77,8 @@ function escapeFor(text: string, quote: string): string {
     .replace(/\\/g, "\\\\")
     .replace(new RegExp(quote, "g"), `\\${quote}`)
     .replace(/\n/g, "\\n")
-    .replace(/\t/g, "\\t");
+    .replace(/\t/g, "\\t")
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
 /** A Python literal for `text`, written in one of several equivalent spellings. */
@@ -321,7 +322,7 @@ const replaceStrip: Variant = (t, depth) =>
       case 1:
         return `${pyStr([...t.text].join("#"))}.replace('#', '')`;
       case 2:
-        return `${pyStr(`  ${t.text}\t`)}.strip()`;
+        return `${pyStr(`${["  ", "\x1c", "\x85", "\u3000"][t.text.length % 4]}${t.text}\t`)}.strip()`;
       case 3:
         return `(${pyStr(t.decoy)} + ${inner(ctx)}).removeprefix(${pyStr(t.decoy)})`;
       case 4:
@@ -1723,6 +1724,11 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F18b",
     name: "a \\N{...} escape in groupby/set_index/nlargest/filter/query keys",
     code: "db = LoadDB('lab')\nc = 'l\\N{LATIN SMALL LETTER A}bresult'\nx = [db.groupby(c), db.set_index(c), db.nlargest(1, c), db.filter(items=[c]), db.query(c + ' > 1')]\n",
+  },
+  {
+    id: "F18c",
+    name: "str.strip() strips Python's whitespace (\\x1c-\\x1f, \\x85), not JavaScript's",
+    code: "x = LoadDB('diagnosis').sort_values(by='icd9code\\x1c'.strip())\ny = LoadDB('lab').sort_values(by='\\x85labresult'.strip())\n",
   },
   {
     id: "F11",
