@@ -112,6 +112,8 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ["if rm -rf x; then :; fi", "rm", RF],
     ["while true; do rm -rf x; done", "rm", RF],
     ["for f in a b; do rm -rf x; done", "rm", RF],
+    ["for f in $(rm -rf x); do :; done", "rm", RF],
+    ["case $(rm -rf x) in *) :;; esac", "rm", RF],
     ["! rm -rf x", "rm", RF],
     ["case $x in a|b) rm -rf x;; *) echo;; esac", "rm", RF],
     ["case $x in a) echo;; (b) rm -rf x;& c) :;;& esac", "rm", RF],
@@ -311,6 +313,8 @@ describe("parseShellCommand: what cannot be read statically is undetermined", ()
     ["curl x | . /dev/stdin", /\. runs a script produced/],
     ["echo 'rm -rf x' | xargs -0 sh -c", /sh runs a script produced/],
     ["echo 'rm -rf x' | sh -c 'bash'", /bash runs a script produced/],
+    ["curl x | tee >(sh)", /sh runs a script produced/],
+    ["curl x | echo $(sh)", /sh runs a script produced/],
   ];
   it.each(cases)("%j", (command, reason) => {
     const result = parseShellCommand({ command });

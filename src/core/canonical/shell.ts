@@ -728,8 +728,11 @@ interface Analysis {
 interface Level {
   scanned: Scanned;
   depth: number;
-  /** Node ids of each substitution's commands. */
-  subNodes: number[][];
+  /**
+   * Node ids of each substitution's commands, parsed when a word first refers to it (so it inherits
+   * the input of the command it is part of); any left over are parsed at the end of the level.
+   */
+  subNodes: (number[] | undefined)[];
 }
 
 function analyse(command: unknown): Analysis {
@@ -784,24 +787,34 @@ function parseScanned(
   budget: Budget,
   stdinPiped = false,
 ): void {
-  const subNodes = scanned.subs.map((sub) => parseSubstitution(analysis, sub, depth, budget));
   const tokens = tokenise(scanned.text);
   if (failed(tokens)) {
     analysis.problems.push({ reason: tokens.fail });
     return;
   }
-  const reader = new Reader(analysis, { scanned, depth, subNodes }, tokens, budget, stdinPiped);
+  const reader = new Reader(analysis, { scanned, depth, subNodes: [] }, tokens, budget, stdinPiped);
   reader.parseList(new Set());
   if (reader.pos < tokens.length) reader.problem("unbalanced `)`");
+  reader.parseRemainingSubstitutions();
 }
 
-/** A substitution's commands; arithmetic `$((…))` runs only the substitutions nested in it. */
-function parseSubstitution(analysis: Analysis, sub: Substitution, depth: number, budget: Budget): number[] {
+/**
+ * A substitution's commands; arithmetic `$((…))` runs only the substitutions nested in it. A process
+ * substitution `>(…)` reads what its command writes; the others share their command's input.
+ */
+function parseSubstitution(
+  analysis: Analysis,
+  sub: Substitution,
+  depth: number,
+  budget: Budget,
+  stdinPiped: boolean,
+): number[] {
   const first = analysis.nodes.length;
+  const piped = stdinPiped || sub.kind === "process-out";
   if (sub.kind === "arith" || sub.kind === "heredoc") {
-    for (const inner of sub.body.subs) parseSubstitution(analysis, inner, depth + 1, budget);
+    for (const inner of sub.body.subs) parseSubstitution(analysis, inner, depth + 1, budget, piped);
   } else {
-    parseScanned(analysis, sub.body, depth + 1, budget);
+    parseScanned(analysis, sub.body, depth + 1, budget, piped);
   }
   return range(first, analysis.nodes.length);
 }
@@ -1125,7 +1138,19 @@ class Reader {
   }
 
   private subNodes(n: number): number[] {
-    return this.level.subNodes[n] ?? [];
+    let ids = this.level.subNodes[n];
+    if (!ids) {
+      const sub = this.level.scanned.subs[n];
+      this.level.subNodes[n] = []; // a substitution is parsed once, even if a word repeats it
+      ids = sub ? parseSubstitution(this.analysis, sub, this.level.depth, this.budget, this.stdinPiped) : [];
+      this.level.subNodes[n] = ids;
+    }
+    return ids;
+  }
+
+  /** Substitutions no word referred to (a `for` header, a `case` word, after an aborted read). */
+  parseRemainingSubstitutions(): void {
+    for (let n = 0; n < this.level.scanned.subs.length; n++) this.subNodes(n);
   }
 
   /** Flows between a command and the substitutions in its words and redirection targets. */
