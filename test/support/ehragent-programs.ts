@@ -82,7 +82,7 @@ function escapeFor(text: string, quote: string): string {
 }
 
 /** A Python literal for `text`, written in one of several equivalent spellings. */
-export function pyStr(text: string, style: LiteralStyle = "single", at = 0): string {
+function pyStr(text: string, style: LiteralStyle = "single", at = 0): string {
   const plain = `'${escapeFor(text, "'")}'`;
   if (text.length === 0) return plain;
   const i = at % text.length;
@@ -709,7 +709,7 @@ const assignments: Variant = (t, depth) =>
   });
 
 /** Full-width letters and digits: NFKC folds them to ASCII in identifiers (not in strings). */
-export function fullWidth(name: string): string {
+function fullWidth(name: string): string {
   return [...name]
     .map((c) => (/[A-Za-z0-9]/.test(c) ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c))
     .join("");
@@ -825,7 +825,7 @@ const COMPOSED: Variant[] = [
 ];
 
 /** An expression whose Python value is `target.text`. */
-export function stringExpr(target: Target, depth: number): fc.Arbitrary<Piece> {
+function stringExpr(target: Target, depth: number): fc.Arbitrary<Piece> {
   if (depth <= 0) return literal(target.text);
   const options = COMPOSED.map((variant) => variant(target, depth)).filter(
     (arbitrary): arbitrary is fc.Arbitrary<Piece> => arbitrary !== null,
