@@ -180,6 +180,10 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ["chown --recursive u /", "chown", ["recursive"]],
     ["chgrp -R g /", "chgrp", ["recursive"]],
     ["mv -f a b", "mv", ["force"]],
+    ["RM -R -f x", "rm", RF],
+    ["rm.exe -rf x", "rm", RF],
+    ["C:/msys64/usr/bin/RM.EXE --recursive x", "rm", ["recursive"]],
+    ["SUDO rm -rf x", "rm", RF],
   ];
   it.each(cases)("%j runs %s with %j", (command, program, flags) => {
     expect(flagsOf(command, program)).toContainEqual([...flags].sort());

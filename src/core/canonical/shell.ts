@@ -78,7 +78,7 @@ export function shellPipes({ command }: { command: string }): Canonical<{ from: 
  * of several letters a long name.
  */
 export function canonicalFlag({ program, flag }: { program: string; flag: string }): string[] {
-  const prog = basename(program.trim());
+  const prog = programKey(basename(program.trim()));
   const f = flag.trim();
   if (f.startsWith("--")) return f.length > 2 ? longFlag(prog, f.slice(2)) : [];
   if (f.startsWith("-")) return f.length > 1 ? dashFlag(prog, f) : [];
@@ -1202,22 +1202,30 @@ class Reader {
       return;
     }
     const argWords = words.slice(i + 1);
-    const reading = readFlags(program, argWords);
-    const node: Node = {
-      id: this.analysis.nodes.length,
-      program,
-      args: argWords.map((w) => this.render(w)),
-      flags: reading.flags,
-      unknownFlags: reading.unknown || this.appendedArgs,
-    };
-    this.analysis.nodes.push(node);
-    this.linkSubstitutions(node.id, words.slice(i), redirects);
-    const own = this.followInner(program, argWords, redirects, wrapped);
+    const key = programKey(program);
+    const reading = readFlags(key, argWords);
+    const nodes: Node[] = [];
+    // `RM.EXE` runs rm where file names ignore case (macOS, Windows): that reading is a form too
+    for (const name of key === program || key === "" ? [program] : [program, key]) {
+      const node: Node = {
+        id: this.analysis.nodes.length,
+        program: name,
+        args: argWords.map((w) => this.render(w)),
+        flags: reading.flags,
+        unknownFlags: reading.unknown || this.appendedArgs,
+      };
+      this.analysis.nodes.push(node);
+      nodes.push(node);
+    }
+    for (const node of nodes) this.linkSubstitutions(node.id, words.slice(i), redirects);
+    const own = this.followInner(key, argWords, redirects, wrapped);
     if (own) {
       // a wrapper's flags are its own options, not those of the command it runs
-      const ownReading = readFlags(program, own);
-      node.flags = ownReading.flags;
-      node.unknownFlags = ownReading.unknown;
+      const ownReading = readFlags(key, own);
+      for (const node of nodes) {
+        node.flags = ownReading.flags;
+        node.unknownFlags = ownReading.unknown;
+      }
     }
   }
 
@@ -1483,6 +1491,15 @@ function isPattern(text: string): boolean {
 /** `NAME=value`, `NAME+=value`, `NAME[i]=value` before the program. */
 function isAssignment(word: Word): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(word.text);
+}
+
+/**
+ * The name a program's options and wrappers are looked up by: file systems that ignore case (macOS,
+ * Windows) run `RM` and `rm.exe` as rm.
+ */
+function programKey(program: string): string {
+  const lower = program.toLowerCase();
+  return lower.endsWith(".exe") ? lower.slice(0, -4) : lower;
 }
 
 function basename(path: string): string {
