@@ -5,7 +5,9 @@
  * built the ways Python allows: concatenation, `.format` with and without specs, f-strings, `%`,
  * slicing, string methods, lists and dicts mutated in place, loops with break/continue/else, global and
  * nonlocal writes, comprehensions, NFKC-equivalent identifiers, exceptions, dynamic code, SQL with every
- * identifier quoting SQLite accepts. Each name-building construct puts a real column (or table) of the
+ * identifier quoting SQLite accepts, pandas-style access on the tables, Calendar arguments that are SQL
+ * (EHRAgent pastes them into a query), and names taken from the data (which the extractor cannot know
+ * and must not claim to). Each name-building construct puts a real column (or table) of the
  * same table where a wrong reading of Python would look, so a misreading names something that exists
  * and shows up as a missed read rather than as an unknown name. The generator never needs to know what
  * the program reads: CPython tells. Each program carries the tags of the constructs it uses, so that a
