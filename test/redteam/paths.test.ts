@@ -224,6 +224,25 @@ describe("paths: mcp-filesystem (workspace /w, secrets, writes only under /w/tmp
     expectRefused(await check(fs(), name, args), `${name} ${JSON.stringify(args)}`);
   });
 
+  it("with caseFold (a case-insensitive file system), refuses other cases of a secret or of the roots", async () => {
+    const folded: InlinePolicy = {
+      name: "mcp-filesystem-redteam-casefold",
+      rules: { ...fs().rules, paths: { base: "/w", caseFold: true } },
+    };
+    for (const [name, args] of [
+      ["read_text_file", { path: "/w/app/.ENV" }],
+      ["read_text_file", { path: "/w/Home/.SSH/ID_RSA" }],
+      ["write_file", { path: "/w/TMP/../app/c.txt", content: "x" }],
+      ["write_file", { path: "/w/app/c.txt", content: "x" }],
+    ] as const) {
+      expectRefused(await check(folded, name, args), `${name} ${JSON.stringify(args)} (caseFold)`);
+    }
+    expectAllowed(
+      await check(folded, "write_file", { path: "/W/TMP/x.txt", content: "x" }),
+      "/W/TMP (caseFold)",
+    );
+  });
+
   it("names the rule that refused a write outside tmp", async () => {
     const decision = await check(fs(), "write_file", { path: "/w/tmp/../app/c.txt", content: "x" });
     expect(decision.violations.map((v) => v.ruleId)).toContain("fs.writes-only-tmp");
