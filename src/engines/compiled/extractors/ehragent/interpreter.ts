@@ -121,6 +121,12 @@ const MASK_METHODS = new Set(
 `),
 );
 
+/** \x1c-\x1f and \x85 are white space to Python's str.strip/split and not to JavaScript; \ufeff the reverse. */
+const WHITESPACE_DISAGREEMENT = /[\x1c-\x1f\x85\ufeff]/;
+
+/** Keyword arguments of DataFrame methods that name columns. */
+const COLUMN_KEYWORDS = new Set(words("by subset columns keys items on left_on right_on index values level"));
+
 /** DataFrame methods that take column names among their arguments. */
 const COLUMN_TAKING = new Set(
   words(`
@@ -819,6 +825,10 @@ class Interpreter {
           return { k: "row", tables: option.tables };
         case "column":
           return unknown(`value of ${option.column}`);
+        case "row":
+          // Iterating a row (a Series) yields every field.
+          this.readAll(option.tables);
+          return unknown("field of a row");
         case "str":
           return unknownStr("character");
         default:
@@ -935,8 +945,13 @@ class Interpreter {
       case "Constant":
         switch (expr.kind) {
           case "str":
-          case "bytes":
-            return str(symText(String(expr.value)));
+          case "bytes": {
+            const text = String(expr.value);
+            // Characters Python and JavaScript disagree about as white space (strip, split): not followed.
+            return WHITESPACE_DISAGREEMENT.test(text)
+              ? unknownStr("text with unusual white space")
+              : str(symText(text));
+          }
           case "int":
             return num(
               typeof expr.value === "number" && Number.isSafeInteger(expr.value) ? expr.value : null,
@@ -1072,6 +1087,8 @@ class Interpreter {
       return;
     }
     dict.exact = false;
+    // `{**row}` copies every field of the row.
+    this.exposeFrames(other);
     for (const option of options(other)) {
       if (option.k === "dict") {
         dict.keys.push(...option.keys);
@@ -1087,7 +1104,9 @@ class Interpreter {
     const pieces: SymString[] = [];
     for (const part of parts) {
       if (part.kind === "text") {
-        pieces.push(symText(part.text));
+        pieces.push(
+          WHITESPACE_DISAGREEMENT.test(part.text) ? [hole("unusual white space")] : symText(part.text),
+        );
         continue;
       }
       const value = this.evaluate(part.expr, ctx);
@@ -1290,8 +1309,12 @@ class Interpreter {
         else if (/^\d+$/.test(base)) value = args[Number(base)];
         else value = kwargs.get(base);
         if (value === undefined) out.push([hole(`missing format argument "${base}"`)]);
-        else if (base.length < name.length) out.push([hole(`format field ${name}`)]);
-        else out.push(this.formatField(value, match?.[2] ?? null, symText(match?.[3] ?? "")));
+        else if (base.length < name.length) {
+          // `{0[age]}` or `{0.attr}`: an item or attribute of the argument (dunders are the way out).
+          if (name.includes("__")) this.undetermined(`the format field "{${name}}"`);
+          this.exposeHandles(value);
+          out.push([hole(`format field ${name}`)]);
+        } else out.push(this.formatField(value, match?.[2] ?? null, symText(match?.[3] ?? "")));
         i = close + 1;
       }
       out.push(symText(text));
@@ -1309,6 +1332,8 @@ class Interpreter {
     // the unknown value's text stands for already.
     const conversion = /%(\([^)]*\))?([-#0 +]*)(\*|\d+)?(?:\.(\*|\d*))?[hlL]?([diouxXeEfFgGcrsa%])/g;
     const exactTuple = right.k === "list" && right.tuple === true && right.exact;
+    // `'%(age)s' % row` reads fields of the row by name.
+    this.exposeFrames(right);
     if (!exactTuple) {
       const maybeTuple = options(right).some(
         (option) => (option.k === "list" && (option.tuple || !option.exact)) || option.k === "unknown",
@@ -1674,7 +1699,10 @@ class Interpreter {
     for (const keyword of expr.keywords) {
       const value = this.evaluate(keyword.value, ctx);
       if (keyword.name !== null) (kwargs as Map<string, Val>).set(keyword.name, value);
-      else if (value.k === "dict") {
+      else if (value.k !== "dict") {
+        // `f(**row)` takes every field of the row.
+        this.exposeFrames(value);
+      } else {
         value.keys.forEach((key, i) => {
           const name = this.knownText(key);
           if (name !== null) (kwargs as Map<string, Val>).set(name, value.values[i]!);
@@ -1863,6 +1891,11 @@ class Interpreter {
   private runCallbacks(values: Iterable<Val>, element: Val): void {
     for (const value of values) {
       for (const option of options(value)) {
+        if (option.k === "builtin" || option.k === "method" || option.k === "module") {
+          // A builtin or method handed over as a callback (`map(getattr, ...)`, `key=str.lower`) runs too.
+          this.callOne(option, [element], NO_KWARGS);
+          continue;
+        }
         if (option.k !== "func") continue;
         const arity = option.params.filter((param) => param.kind === "normal" && !param.default).length;
         this.invoke(
@@ -1881,6 +1914,53 @@ class Interpreter {
     const tables = [...new Set(all.flatMap((value) => handleTables(value)))];
     if (tables.length > 0) this.readNamedColumns(tables, all, origin);
     return unknown(`result of ${origin}(...)`);
+  }
+
+  /**
+   * The column names a column-taking DataFrame method is given (positional text, and the keywords of
+   * COLUMN_KEYWORDS) must each be known and a column of the table: pandas reads the column named, and a
+   * name the analysis cannot match exactly (only known at run time, or not a column as it reads it) is
+   * reported rather than skipped. `like=`/`regex=` select columns by pattern: every column.
+   */
+  private checkColumnArguments(
+    tables: readonly string[],
+    name: string,
+    args: Val[],
+    kwargs: ReadonlyMap<string, Val>,
+  ): void {
+    if (kwargs.has("like") || kwargs.has("regex")) this.readAll(tables);
+    const named: Val[] = [];
+    for (let i = 0; i < args.length; i++) {
+      // nlargest(n, columns): the first is a count.
+      if (i === 0 && (name === "nlargest" || name === "nsmallest")) continue;
+      named.push(args[i]!);
+    }
+    for (const [key, value] of kwargs) if (COLUMN_KEYWORDS.has(key)) named.push(value);
+    for (const value of named) {
+      if (this.mayNameUnknownColumn(value)) {
+        this.unresolved.push(`DataFrame.${name} with a column name only known at run time`);
+        continue;
+      }
+      for (const text of this.textsIn(value)) {
+        const column = text.toLowerCase();
+        if (!tables.some((table) => this.hasColumn(table, column))) {
+          this.unresolved.push(
+            `DataFrame.${name} names "${text}", which is not a column of ${tables.join(" or ")}`,
+          );
+        }
+      }
+    }
+  }
+
+  /** The known texts a value holds (itself, or the items of a list). */
+  private textsIn(value: Val): string[] {
+    const out: string[] = [];
+    for (const option of options(value)) {
+      const text = this.knownText(option);
+      if (text !== null) out.push(text);
+      else if (option.k === "list") for (const item of option.items) out.push(...this.textsIn(item));
+    }
+    return out;
   }
 
   /** Whether a method argument may be a column name whose text is not known (or a list holding one). */
@@ -2120,8 +2200,10 @@ class Interpreter {
         this.runCallbacks(args, unknown("callback argument"));
         return BOOL;
       case "chr":
-      case "type":
         return unknownStr(name);
+      case "type":
+        // A class (DataFrame's, with its writers): only pure methods are modelled on it.
+        return unknown("a type");
       case "list":
       case "tuple":
         if (!first) return { k: "list", items: [], exact: true };
@@ -2178,10 +2260,9 @@ class Interpreter {
       case "range":
         return inexactList([NUM]);
       case "map": {
-        const element = args[1] ? this.elementOf(args[1]) : unknown("element");
-        const results = options(first ?? NONE)
-          .filter((option): option is Extract<Val, { k: "func" }> => option.k === "func")
-          .map((func) => this.invoke(func, [element], new Map()));
+        // map(f, a, b) calls f with one element of each iterable.
+        const elements = args.slice(1).map((arg) => this.elementOf(arg));
+        const results = options(first ?? NONE).map((callee) => this.callOne(callee, elements, NO_KWARGS));
         return inexactList(results.length > 0 ? results : [unknown("map result")]);
       }
       case "filter": {
@@ -2585,9 +2666,7 @@ class Interpreter {
         return { k: "table", tables };
       }
       default:
-        if (COLUMN_TAKING.has(name) && all.some((value) => this.mayNameUnknownColumn(value))) {
-          this.unresolved.push(`DataFrame.${name} with a column name only known at run time`);
-        }
+        if (COLUMN_TAKING.has(name)) this.checkColumnArguments(tables, name, args, kwargs);
         this.readNamedColumns(tables, all, `DataFrame.${name}`);
         if (WHOLE_TABLE_READS.has(name)) {
           this.readAll(tables);

@@ -77,6 +77,13 @@ export function decodePythonEscapes(options: { body: string }): string {
       i += 1;
       continue;
     }
+    if (next === "N" && body[i + 2] === "{") {
+      // A character by its Unicode name: decoding it needs the name table, which is not here.
+      throw new WardenError({
+        code: "EXTRACTION_FAILED",
+        message: "a \\N{...} escape (a character by its Unicode name) is not decoded by the analysis",
+      });
+    }
     const hexLength = next === "x" ? 2 : next === "u" ? 4 : next === "U" ? 8 : 0;
     if (hexLength > 0) {
       const hex = body.slice(i + 2, i + 2 + hexLength);
