@@ -1252,7 +1252,7 @@ class Reader {
       this.scriptBody(args, "eval");
       return [];
     }
-    if (program === "find") return this.findExec(args, wrapped);
+    if (program === "find") return this.findExec(args, redirects, wrapped);
     if (program === "source" || program === ".") {
       const script = args[0];
       if (script && (this.producedByProgram(script) || (STDIN_FILES.has(script.text) && this.stdinPiped)))
@@ -1264,7 +1264,8 @@ class Reader {
       else inner(0);
       return [];
     }
-    if (program === "su" || program === "runuser") return this.suCommand(args, wrapped);
+    if (program === "su" || program === "runuser" || program === "script")
+      return this.suCommand(args, redirects, wrapped);
     if (program === "watch") return this.watch(args);
     if (program === "trap" && args[0]) this.scriptBody(args.slice(0, 1), "trap");
     if (program === "alias") {
@@ -1273,7 +1274,7 @@ class Reader {
         if (eq > 0) this.scriptBody([{ text: a.text.slice(eq + 1), glob: false }], "alias");
       }
     }
-    if (program === "env") return this.env(args, wrapped);
+    if (program === "env") return this.env(args, redirects, wrapped);
     if (program === "ssh") return this.ssh(args);
     const options = WRAPPER_OPTIONS.get(program);
     if (!options) return undefined;
@@ -1393,7 +1394,7 @@ class Reader {
   }
 
   /** `find … -exec prog args ;` (and -execdir, -ok, -okdir), terminated by `;` or `+`. */
-  private findExec(args: Word[], wrapped: number): Word[] {
+  private findExec(args: Word[], redirects: Simple["redirects"], wrapped: number): Word[] {
     const own: Word[] = [];
     for (let k = 0; k < args.length; k++) {
       const text = (args[k] as Word).text;
@@ -1402,14 +1403,14 @@ class Reader {
       let end = k + 1;
       while (end < args.length && (args[end] as Word).text !== ";" && (args[end] as Word).text !== "+")
         end += 1;
-      this.command({ words: args.slice(k + 1, end), redirects: [] }, wrapped + 1);
+      this.command({ words: args.slice(k + 1, end), redirects }, wrapped + 1); // it shares find's input
       k = end;
     }
     return own;
   }
 
   /** `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=value…] program …`. */
-  private env(args: Word[], wrapped: number): Word[] {
+  private env(args: Word[], redirects: Simple["redirects"], wrapped: number): Word[] {
     let k = 0;
     for (; k < args.length; k++) {
       const w = args[k] as Word;
@@ -1434,12 +1435,12 @@ class Reader {
       if (text.startsWith("-") || isAssignment(w)) continue;
       break;
     }
-    if (k < args.length) this.command({ words: args.slice(k), redirects: [] }, wrapped + 1);
+    if (k < args.length) this.command({ words: args.slice(k), redirects }, wrapped + 1);
     return args.slice(0, k);
   }
 
-  /** `su [user] -c CMD`, `runuser -u user -- cmd` / `-c CMD`. */
-  private suCommand(args: Word[], wrapped: number): Word[] | undefined {
+  /** `su [user] -c CMD`, `runuser -u user -- cmd` / `-c CMD`, `script -c CMD`. */
+  private suCommand(args: Word[], redirects: Simple["redirects"], wrapped: number): Word[] | undefined {
     for (let k = 0; k < args.length; k++) {
       const text = (args[k] as Word).text;
       if (text === "-c" || text === "--command") {
@@ -1452,7 +1453,7 @@ class Reader {
         return args.slice(0, k + 1);
       }
       if (text === "--") {
-        if (k + 1 < args.length) this.command({ words: args.slice(k + 1), redirects: [] }, wrapped + 1);
+        if (k + 1 < args.length) this.command({ words: args.slice(k + 1), redirects }, wrapped + 1);
         return args.slice(0, k);
       }
     }
