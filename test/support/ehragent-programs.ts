@@ -902,10 +902,12 @@ const OPERATORS = ["=", "=", ">", "<", ">=", "<=", "!="];
 /** A FilterDB condition part: `column<op>value` or `max(column)`, its column built by stringExpr. */
 function conditionPart(table: string): fc.Arbitrary<(ctx: Ctx) => { pieces: string[]; exprs: string[] }> {
   return fc
-    .tuple(columnTarget(table), pick(OPERATORS), pick(["1", "2104-01-01", "lab", "0"]), fc.nat({ max: 9 }))
+    .tuple(columnTarget(table), pick(OPERATORS), pick(["1", "2104-01-01", "lab", "0"]), fc.nat({ max: 10 }))
     .chain(([target, op, value, shape]) =>
       stringExpr(target, shape < 5 ? 0 : DEPTH).map((piece) => (ctx: Ctx) => {
         const expr = piece(ctx);
+        // EHRAgent's FilterDB, finding no comparison, takes the column inside max( or min( anywhere.
+        if (shape === 10) return { pieces: [`${target.decoy} like max(`, ")"], exprs: [expr] };
         if (shape === 9) return { pieces: ["max(", ")"], exprs: [expr] };
         if (shape === 8) return { pieces: ["min(", ")"], exprs: [expr] };
         return { pieces: ["", `${op}${value}`], exprs: [expr] };
@@ -1731,6 +1733,11 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F18c",
     name: "str.strip() strips Python's whitespace (\\x1c-\\x1f, \\x85), not JavaScript's",
     code: "x = LoadDB('diagnosis').sort_values(by='icd9code\\x1c'.strip())\ny = LoadDB('lab').sort_values(by='\\x85labresult'.strip())\n",
+  },
+  {
+    id: "F19",
+    name: "FilterDB with no comparison reads the column inside max( or min( anywhere in the condition",
+    code: "x = FilterDB(LoadDB('lab'), 'labname like max(labresult)')\nanswer = 0\n",
   },
   {
     id: "F11",

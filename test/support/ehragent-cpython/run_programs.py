@@ -416,6 +416,21 @@ def condition_column(part, frame):
     return lambda row: True
 
 
+def real_filter_column(part):
+    """The column EHRAgent's own FilterDB (data_filter) reads for one condition, by its rules: the first
+    of >=, <=, >, <, = found splits off the column, untrimmed; then ' in '; then max( and min( anywhere."""
+    for op in (">=", "<=", ">", "<", "="):
+        if op in part:
+            return part.split(op)[0]
+    if " in " in part:
+        return part.split(" in ")[0]
+    for word in ("max", "min"):
+        if word in part:
+            pieces = part.split(word + "(")
+            return pieces[1].split(")")[0] if len(pieces) > 1 else None
+    return None
+
+
 def make_toolbox(con, rows, schema, recorder):
     def LoadDB(name):
         if not isinstance(name, str):
@@ -431,6 +446,11 @@ def make_toolbox(con, rows, schema, recorder):
             raise TypeError("FilterDB(db, conditions)")
         kept = db._rows
         for part in conditions.split("||"):
+            # What the real tool reads, and then this stub's wider reading (trimmed, any case, the
+            # earliest operator), so that the stub reads at least what either would.
+            real = real_filter_column(part)
+            if real is not None and real in db._columns:
+                db._column(real)
             if part.strip() == "":
                 continue
             keep = condition_column(part, db)
