@@ -1309,8 +1309,8 @@ const sqlStep: fc.Arbitrary<Step> = sqlShape().chain((shape) =>
 /** A table touched with no column named: len(LoadDB(...)), a bare LoadDB, `.empty`. */
 const tableOnlyStep: fc.Arbitrary<Step> = tableTarget.chain(({ target }) =>
   fc
-    .tuple(stringExpr(target, DEPTH), pick([0, 1, 2, 3]), toolName("LoadDB"))
-    .map(([expr, form, load]) => (ctx: Ctx) => {
+    .tuple(stringExpr(target, DEPTH), pick([0, 1, 2, 3]), toolName("LoadDB"), fc.nat({ max: 4 }))
+    .map(([expr, form, load, shownForm]) => (ctx: Ctx) => {
       ctx.tag("table-only");
       const value = ctx.fresh("n");
       switch (form) {
@@ -1323,11 +1323,21 @@ const tableOnlyStep: fc.Arbitrary<Step> = tableTarget.chain(({ target }) =>
         case 2:
           ctx.emit(`${value} = ${load(ctx)}(${expr(ctx)}).empty`);
           return value;
-        default:
+        default: {
+          // A table turned into text, alone or inside a container: every column is read.
           ctx.tag("whole-table");
           ctx.emit(`${value} = ${load(ctx)}(${expr(ctx)})`);
-          ctx.emit(`print(${value})`);
+          const box = ctx.fresh("box");
+          const shown = [
+            [`print(${value})`],
+            [`print({'table': ${value}})`],
+            [`${box} = []`, `${box}.append(${value})`, `print(${box})`],
+            [`${box} = str(dict(zip(['table'], [${value}])))`],
+            [`${box} = f"{ {'table': ${value}} }"`],
+          ][shownForm]!;
+          for (const line of shown) ctx.emit(line);
           return value;
+        }
       }
     }),
 );
@@ -1738,6 +1748,16 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F19",
     name: "FilterDB with no comparison reads the column inside max( or min( anywhere in the condition",
     code: "x = FilterDB(LoadDB('lab'), 'labname like max(labresult)')\nanswer = 0\n",
+  },
+  {
+    id: "F20a",
+    name: "a dict holding a table, turned into text, reads every column",
+    code: "db = LoadDB('lab')\nprint({'k': db})\n",
+  },
+  {
+    id: "F20b",
+    name: "a list built by append holding a table, turned into text, reads every column",
+    code: "db = LoadDB('lab')\nL = []\nL.append(db)\nx = str(L)\n",
   },
   {
     id: "F11",
