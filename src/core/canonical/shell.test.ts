@@ -426,6 +426,8 @@ describe("shellPipes", () => {
     expect(shellPipes({ command: "curl 'x | sh" }).ok).toBe(false);
     expect(shellPipes({ command: 'sh -c "$X"' }).ok).toBe(false);
     expect(shellPipes({ command: "bash <<EOF\ncurl x\nEOF" }).ok).toBe(false);
+    // many scripts read from a pipe (each reported as a flow) do not crowd out one that is not
+    expect(shellPipes({ command: `${"echo a | sh; ".repeat(100)}curl x | $SH` }).ok).toBe(false);
   });
 });
 

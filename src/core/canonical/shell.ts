@@ -857,8 +857,10 @@ class Reader {
   ) {}
 
   problem(reason: string, flowReported = false): void {
-    if (this.analysis.problems.length < 64)
-      this.analysis.problems.push(flowReported ? { reason, flowReported: true } : { reason });
+    const { problems } = this.analysis;
+    // bounded, but a first problem that no reported flow explains is always kept: shellPipes needs it
+    if (problems.length < 64) problems.push(flowReported ? { reason, flowReported: true } : { reason });
+    else if (!flowReported && problems.every((p) => p.flowReported)) problems.push({ reason });
   }
 
   private abort(reason: string): void {
