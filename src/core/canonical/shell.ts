@@ -5,9 +5,16 @@
  *
  * Why: a policy that says "never `rm -rf`" must not be bypassed by `rm -fr`, `\rm -r -f`, `sudo rm …`,
  * `echo ok && rm …`, `sh -c 'rm …'`, `$(rm …)` or `find … -exec rm …`. So the reading is deliberately
- * over-inclusive (anything that might run is a form) and whatever cannot be read statically — a
- * variable or substitution in the program position, an unterminated quote, an executed here-doc, `eval`
- * of something computed, nesting past a bound — is undetermined and fails closed.
+ * over-inclusive (anything that might run is a form: wrappers and what they run, every branch, every
+ * reading of an ambiguous option) and whatever cannot be read statically — a variable or substitution
+ * in the program position, an unterminated quote, an executed here-doc, `eval` or `sh -c` of something
+ * computed, a shell reading its script from another program (`curl x | sh`: the flow is reported by
+ * `shellPipes`), nesting or size past a bound — is undetermined and fails closed. Flags that a variable,
+ * a pattern or `xargs` input could add are marked (`unknownFlags`) rather than guessed.
+ *
+ * Not modelled (a policy must treat these programs as running arbitrary code): interpreters' inline
+ * code (`python -c`, `perl -e`, `awk 'BEGIN{system(…)}'`, `git -c alias.x='!…'`), files written then
+ * run (`curl -o s.sh && sh s.sh`), variables assigned earlier in the line (`X=rm; $X` is undetermined).
  *
  * How: a small bounded scanner walks the raw text once, respecting quotes, and cuts out what
  * `shell-quote` does not model (`$(…)`, backticks, `<(…)`/`>(…)`, here-doc bodies, comments, newlines,
