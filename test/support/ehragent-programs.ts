@@ -1309,7 +1309,7 @@ const sqlStep: fc.Arbitrary<Step> = sqlShape().chain((shape) =>
 /** A table touched with no column named: len(LoadDB(...)), a bare LoadDB, `.empty`. */
 const tableOnlyStep: fc.Arbitrary<Step> = tableTarget.chain(({ target }) =>
   fc
-    .tuple(stringExpr(target, DEPTH), pick([0, 1, 2, 3]), toolName("LoadDB"), fc.nat({ max: 4 }))
+    .tuple(stringExpr(target, DEPTH), pick([0, 1, 2, 3]), toolName("LoadDB"), fc.nat({ max: 5 }))
     .map(([expr, form, load, shownForm]) => (ctx: Ctx) => {
       ctx.tag("table-only");
       const value = ctx.fresh("n");
@@ -1334,6 +1334,8 @@ const tableOnlyStep: fc.Arbitrary<Step> = tableTarget.chain(({ target }) =>
             [`${box} = []`, `${box}.append(${value})`, `print(${box})`],
             [`${box} = str(dict(zip(['table'], [${value}])))`],
             [`${box} = f"{ {'table': ${value}} }"`],
+            // The failed assertion's message, the table, is what EHRAgent shows the agent.
+            [`assert len(${value}) > 100, ${value}`],
           ][shownForm]!;
           for (const line of shown) ctx.emit(line);
           return value;
@@ -1758,6 +1760,11 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F20b",
     name: "a list built by append holding a table, turned into text, reads every column",
     code: "db = LoadDB('lab')\nL = []\nL.append(db)\nx = str(L)\n",
+  },
+  {
+    id: "F21",
+    name: "an assertion whose message is a table shows the table when it fails",
+    code: "db = LoadDB('lab')\nassert len(db) > 100, db\n",
   },
   {
     id: "F11",

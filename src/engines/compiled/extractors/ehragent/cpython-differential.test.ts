@@ -200,8 +200,8 @@ describe.skipIf(!hasPython)(
       });
       it.each(DISCREPANCY_CLASSES.map((c, index) => ({ ...c, index })))("$id: $name", ({ code, index }) => {
         const result = results[index]!;
-        // The case must read something in CPython, or it tests nothing.
-        expect(result.error).toBeNull();
+        // The case must read something in CPython, or it tests nothing (an assertion case fails by design).
+        if (!code.includes("assert ")) expect(result.error).toBeNull();
         expect(result.reads.length).toBeGreaterThan(0);
         const access = extractEhrAgentAccess({ code });
         if (access.confidence !== "high") return;
