@@ -128,6 +128,8 @@ function describeDiscrepancies(discrepancies: Discrepancy[], file: string): stri
   return [
     `${discrepancies.length} programs where the extractor claims high confidence but misses a read CPython made`,
     `seed ${SEED}, runs ${RUNS}; all of them in ${file}`,
+    `shrink one to a minimal program: EHR_DIFF_SEED=${SEED} EHR_DIFF_SHRINK=<program #> npx vitest run ` +
+      "src/engines/compiled/extractors/ehragent/cpython-differential.test.ts -t shrinks",
     `programs per construct tag: ${tags.join(", ")}`,
     ...smallest.map(
       (d) =>
@@ -244,6 +246,23 @@ describe.skipIf(!hasPython)(
       expect(discrepancies).toEqual([]);
       expect(high).toBe(programs.length);
     });
+
+    // Opt-in: replays generated program #EHR_DIFF_SHRINK of the seed and lets fast-check shrink it, one
+    // python3 run per candidate; the failure message is the smallest program that still misses a read.
+    it.runIf(process.env.EHR_DIFF_SHRINK !== undefined)(
+      `shrinks generated program #${process.env.EHR_DIFF_SHRINK} (seed ${SEED})`,
+      () => {
+        fc.assert(
+          fc.property(ehrAgentProgram, (program) => {
+            const [result] = runInCpython([program]);
+            const access = extractEhrAgentAccess({ code: program.code });
+            return access.confidence !== "high" || missedReads(access, result!.reads).length === 0;
+          }),
+          { seed: SEED, path: process.env.EHR_DIFF_SHRINK, numRuns: 1 },
+        );
+      },
+      300_000,
+    );
 
     it(`generated programs: the extractor fails closed or reports a superset of CPython's reads (seed ${SEED})`, () => {
       const programs = fc.sample(ehrAgentProgram, { seed: SEED, numRuns: RUNS });
