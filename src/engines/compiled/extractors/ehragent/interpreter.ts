@@ -307,6 +307,10 @@ class Interpreter {
   private readonly moduleScope = {};
   /** Scope -> the copy of its frame that is live now (a branch runs on a copy). */
   private readonly liveFrames = new Map<object, Frame>();
+  /** Whether closures may exist (else branches need not be registered as live copies). */
+  private closures = true;
+  /** Whether string constants may hold characters Python and JavaScript disagree about as white space. */
+  private unusualText = true;
 
   /** The schema's columns per table as Sets (own tables only; see hasColumn). */
   private readonly columnSets: ReadonlyMap<string, ReadonlySet<string>>;
@@ -316,6 +320,8 @@ class Interpreter {
   }
 
   run(module: Module): void {
+    this.closures = module.mayDefineFunctions !== false;
+    this.unusualText = module.mayHaveUnusualText !== false;
     const frame: Frame = { vars: new Map(), parent: null, scope: this.moduleScope };
     this.liveFrames.set(this.moduleScope, frame);
     const ctx: Ctx = { frame, returns: [], loop: null, declared: null, raises: null, comprehension: false };
@@ -434,7 +440,10 @@ class Interpreter {
       parent: ctx.frame.parent,
       scope: ctx.frame.scope,
     };
-    const alive = this.withLive(frame, () => this.execBlock(body, withCtx(ctx, { frame })));
+    const inner = withCtx(ctx, { frame });
+    const alive = this.closures
+      ? this.withLive(frame, () => this.execBlock(body, inner))
+      : this.execBlock(body, inner);
     return alive ? frame.vars : null;
   }
 
@@ -694,6 +703,7 @@ class Interpreter {
         this.assign(stmt.target, item, inner);
         flow.continues = [];
         const alive = this.execBlock(stmt.body, inner);
+        if (alive && flow.continues.length === 0) continue;
         const states = alive ? [ctx.frame.vars, ...flow.continues] : flow.continues;
         if (states.length === 0) {
           exits = false;
@@ -948,7 +958,7 @@ class Interpreter {
           case "bytes": {
             const text = String(expr.value);
             // Characters Python and JavaScript disagree about as white space (strip, split): not followed.
-            return WHITESPACE_DISAGREEMENT.test(text)
+            return this.unusualText && WHITESPACE_DISAGREEMENT.test(text)
               ? unknownStr("text with unusual white space")
               : str(symText(text));
           }
@@ -1105,7 +1115,9 @@ class Interpreter {
     for (const part of parts) {
       if (part.kind === "text") {
         pieces.push(
-          WHITESPACE_DISAGREEMENT.test(part.text) ? [hole("unusual white space")] : symText(part.text),
+          this.unusualText && WHITESPACE_DISAGREEMENT.test(part.text)
+            ? [hole("unusual white space")]
+            : symText(part.text),
         );
         continue;
       }
@@ -1314,7 +1326,7 @@ class Interpreter {
           if (name.includes("__")) this.undetermined(`the format field "{${name}}"`);
           this.exposeHandles(value);
           out.push([hole(`format field ${name}`)]);
-        } else out.push(this.formatField(value, match?.[2] ?? null, symText(match?.[3] ?? "")));
+        } else out.push(this.formatField(value, match?.[2] ?? null, match?.[3] ? symText(match[3]) : null));
         i = close + 1;
       }
       out.push(symText(text));

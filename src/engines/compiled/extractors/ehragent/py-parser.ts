@@ -54,7 +54,11 @@ const BINARY_LEVELS = new Map<string, number>([
 /** Parses a whole Python module. */
 export function parsePython(options: { source: string }): Module {
   const parser = new Parser(tokenizePython({ source: options.source }));
-  return parser.parseModule();
+  const module = parser.parseModule();
+  // Two scans of the text (well under a microsecond), so the interpreter can skip what cannot matter.
+  module.mayDefineFunctions = /\b(?:def|lambda|class)\b/.test(options.source);
+  module.mayHaveUnusualText = /[\x1c-\x1f\x85\ufeff]|\\[xuU0-7N]/.test(options.source);
+  return module;
 }
 
 /** Parses a single Python expression (used for f-string fields and tests). */

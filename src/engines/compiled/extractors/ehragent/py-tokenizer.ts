@@ -161,10 +161,6 @@ function isNameStartCode(c: number): boolean {
   return c > 127 || NAME_CHARS[c] === 1;
 }
 
-function isNameCode(c: number): boolean {
-  return c > 127 || NAME_CHARS[c]! > 0;
-}
-
 function isDigitCode(c: number): boolean {
   return c >= C_0 && c <= C_9;
 }
@@ -440,8 +436,12 @@ class Scanner {
     const { src, length } = this;
     let end = pos + 1;
     let ascii = src.charCodeAt(pos) < 128;
-    for (let c = src.charCodeAt(end); end < length && isNameCode(c); c = src.charCodeAt(++end)) {
-      if (c > 127) ascii = false;
+    while (end < length) {
+      const c = src.charCodeAt(end);
+      if (c < 128) {
+        if (NAME_CHARS[c] === 0) break;
+      } else ascii = false;
+      end++;
     }
     const quote = src.charCodeAt(end);
     // Prefixes are at most two letters: longer names are never looked up.
