@@ -412,12 +412,18 @@ class Interpreter {
     for (const table of candidates) this.read(table, column, how);
   }
 
-  private exposeHandles(value: Val, depth = 0): void {
-    if (depth > 4) return;
+  /** Every DataFrame and row a value holds, however deep in lists and dicts, is shown whole. */
+  private exposeHandles(value: Val, seen: Set<Val> = new Set()): void {
+    if (seen.has(value)) return;
+    seen.add(value);
     for (const option of options(value)) {
       if (option.k === "table" || option.k === "row") this.readAll(option.tables);
-      if (option.k === "list") for (const item of option.items) this.exposeHandles(item, depth + 1);
-      if (option.k === "dict") for (const item of option.values) this.exposeHandles(item, depth + 1);
+      if (option.k === "list") for (const item of option.items) this.exposeHandles(item, seen);
+      if (option.k === "dict") {
+        for (const item of option.keys) this.exposeHandles(item, seen);
+        for (const item of option.values) this.exposeHandles(item, seen);
+      }
+      if (option.k === "method") this.exposeHandles(option.self, seen);
     }
   }
 
@@ -607,7 +613,8 @@ class Interpreter {
         return true;
       case "Assert":
         this.evaluate(stmt.test, ctx);
-        if (stmt.msg) this.evaluate(stmt.msg, ctx);
+        // A failed assertion's message is shown (EHRAgent reports the exception).
+        if (stmt.msg) this.exposeHandles(this.evaluate(stmt.msg, ctx));
         return true;
       case "Import":
         this.execImport(stmt, ctx);
@@ -1178,7 +1185,11 @@ class Interpreter {
 
   /** The text of a value as str() would render it, with holes where it is not known. */
   private textOf(value: Val, depth = 0): SymString {
-    if (depth > 4) return [hole("nested value")];
+    if (depth > 4) {
+      // Not rendered, but still shown: whatever frames it holds are read whole.
+      this.exposeHandles(value);
+      return [hole("nested value")];
+    }
     switch (value.k) {
       case "str":
         return value.s;
@@ -1189,7 +1200,10 @@ class Interpreter {
       case "none":
         return symText("None");
       case "list": {
-        if (!value.exact) return [hole("list")];
+        if (!value.exact) {
+          this.exposeHandles(value);
+          return [hole("list")];
+        }
         const parts = value.items.map((item) => this.reprOf(item, depth + 1));
         const [open, close] = value.tuple ? ["(", parts.length === 1 ? ",)" : ")"] : ["[", "]"];
         return symConcat(
@@ -1216,6 +1230,8 @@ class Interpreter {
         return same ? first : [hole("one of several values")];
       }
       default:
+        // A dict, a method of a frame...: its text shows every frame it holds.
+        this.exposeHandles(value);
         return [hole(value.k)];
     }
   }

@@ -23,6 +23,8 @@ const WORD_OPERATOR = new RegExp(
 const FUNCTION_FORM = new RegExp(`^\\s*(${IDENT})\\s*\\(`);
 const WRAPPED_COLUMN = new RegExp(`^${IDENT}\\s*\\(\\s*(?:distinct\\s+)?(${IDENT})\\s*\\)$`, "i");
 const IDENTIFIERS = new RegExp(IDENT, "g");
+/** EHRAgent's data_filter reads the column inside `max(`/`min(` anywhere in a part without a comparison. */
+const AGGREGATE_ANYWHERE = new RegExp(`(?:max|min)\\s*\\(\\s*(${IDENT})`, "gi");
 
 // `column<op>` and a lone `column`, the forms nearly every FilterDB and GetValue argument takes, are
 // matched by hand (no regex match arrays); toolbox-arguments.test.ts holds them to the regexes
@@ -131,6 +133,24 @@ function readCondition(
   columns: string[],
   unresolved: string[],
   part: SymString = [prefix],
+): void {
+  readConditionForm(prefix, whole, tableColumns, columns, unresolved, part);
+  // The real tool falls back to `max(`/`min(` anywhere in the part: those columns are read too.
+  if (prefix.includes("(")) {
+    for (const match of prefix.matchAll(AGGREGATE_ANYWHERE)) {
+      const column = match[1]!.toLowerCase();
+      if (!columns.includes(column)) columns.push(column);
+    }
+  }
+}
+
+function readConditionForm(
+  prefix: string,
+  whole: string | null,
+  tableColumns: readonly string[] | undefined,
+  columns: string[],
+  unresolved: string[],
+  part: SymString,
 ): void {
   const aggregate = whole === null ? null : AGGREGATE_SELECTOR.exec(whole);
   const compared = aggregate === null ? comparedColumn({ text: prefix }) : null;
