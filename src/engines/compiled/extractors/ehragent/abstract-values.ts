@@ -159,6 +159,14 @@ export function join(...values: Val[]): Val {
     }
   }
   if (flat.length === 0) return NONE;
+  // Several known numbers flowing together: a number (loop counters then settle at once).
+  let numbers = 0;
+  for (const option of flat) if (option.k === "num") numbers++;
+  if (numbers > 1) {
+    const rest = flat.filter((option) => option.k !== "num");
+    flat.length = 0;
+    flat.push(NUM, ...rest);
+  }
   // Handles of the same kind merge into one handle over the union of tables.
   const merged: Val[] = [];
   for (const option of flat) {
@@ -195,12 +203,17 @@ export function inexactList(items: Val[]): Val {
   return { k: "list", items: elements.slice(0, MAX_ITEMS), exact: false };
 }
 
-/** Adds an element to a list in place (Python lists are shared by reference). */
-export function appendToList(list: Extract<Val, { k: "list" }>, item: Val): void {
+/**
+ * Adds an element to a list in place (Python lists are shared by reference). Answers whether what the
+ * list may hold changed (a loop runs until nothing does).
+ */
+export function appendToList(list: Extract<Val, { k: "list" }>, item: Val): boolean {
+  const before = list.exact ? null : valKey(list);
   list.exact = false;
   const joined = options(join(...list.items, item));
   list.items.length = 0;
   list.items.push(...joined.slice(0, MAX_ITEMS));
+  return before === null || valKey(list) !== before;
 }
 
 /** The tables a DataFrame-like value (or any alternative of it) refers to. */

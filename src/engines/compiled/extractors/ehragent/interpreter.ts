@@ -161,7 +161,7 @@ const SQL_NAMES = ["SQL", "sql", "query"];
 
 const MAX_EXACT_ITERATION = 32;
 /** Passes of a loop whose iterations are not followed one by one, before its changing variables widen. */
-const MAX_LOOP_PASSES = 6;
+const MAX_LOOP_PASSES = 3;
 const MAX_STEPS = 200_000;
 const MAX_CALL_DEPTH = 8;
 
@@ -184,6 +184,18 @@ interface Ctx {
   raises: Map<string, Val>[][] | null;
   /** Evaluating a comprehension's element or conditions. */
   comprehension: boolean;
+}
+
+/** `ctx` running on another frame (a branch, a handler). */
+function ctxOnFrame(ctx: Ctx, frame: Frame): Ctx {
+  return {
+    frame,
+    returns: ctx.returns,
+    loop: ctx.loop,
+    declared: ctx.declared,
+    raises: ctx.raises,
+    comprehension: ctx.comprehension,
+  };
 }
 
 /** A context like `ctx` with some fields changed; one object shape for every context. */
@@ -307,6 +319,8 @@ class Interpreter {
   private readonly moduleScope = {};
   /** Scope -> the copy of its frame that is live now (a branch runs on a copy). */
   private readonly liveFrames = new Map<object, Frame>();
+  /** Bumped whenever a list or dict may hold something it could not before (loops run until it stays). */
+  private heapVersion = 0;
   /** Whether closures may exist (else branches need not be registered as live copies). */
   private closures = true;
   /** Whether string constants may hold characters Python and JavaScript disagree about as white space. */
@@ -413,7 +427,13 @@ class Interpreter {
   }
 
   /** Every DataFrame and row a value holds, however deep in lists and dicts, is shown whole. */
-  private exposeHandles(value: Val, seen: Set<Val> = new Set()): void {
+  private exposeHandles(value: Val, seen?: Set<Val>): void {
+    // Most values hold no frame at all: answered without the visited set.
+    if (value.k !== "list" && value.k !== "dict" && value.k !== "oneOf" && value.k !== "method") {
+      if (value.k === "table" || value.k === "row") this.readAll(value.tables);
+      return;
+    }
+    seen ??= new Set();
     if (seen.has(value)) return;
     seen.add(value);
     for (const option of options(value)) {
@@ -446,7 +466,7 @@ class Interpreter {
       parent: ctx.frame.parent,
       scope: ctx.frame.scope,
     };
-    const inner = withCtx(ctx, { frame });
+    const inner = ctxOnFrame(ctx, frame);
     const alive = this.closures
       ? this.withLive(frame, () => this.execBlock(body, inner))
       : this.execBlock(body, inner);
@@ -512,6 +532,19 @@ class Interpreter {
         }
         if (vars.get(name) !== merged) vars.set(name, merged);
       }
+    }
+  }
+
+  /** Appends to a list in place, noting a change of what it may hold. */
+  private append(list: Extract<Val, { k: "list" }>, item: Val): void {
+    if (appendToList(list, item)) this.heapVersion++;
+  }
+
+  /** A list or dict whose elements are no longer known one by one (after an in-place change). */
+  private inexact(value: Extract<Val, { k: "list" }> | Extract<Val, { k: "dict" }>): void {
+    if (value.exact) {
+      value.exact = false;
+      this.heapVersion++;
     }
   }
 
@@ -638,7 +671,7 @@ class Interpreter {
     const results: Val[] = [];
     for (const option of options(current)) {
       if (option.k === "list" && stmt.op === "+") {
-        for (const item of this.elements(value)) appendToList(option, item);
+        for (const item of this.elements(value)) this.append(option, item);
         results.push(option);
       } else {
         results.push(this.binary(stmt.op, option, value));
@@ -680,7 +713,7 @@ class Interpreter {
         if (target.index.type !== "Slice") this.evaluate(target.index, ctx);
         // The remaining elements are among those there were: an approximation keeps them all.
         for (const option of options(container)) {
-          if (option.k === "list" || option.k === "dict") option.exact = false;
+          if (option.k === "list" || option.k === "dict") this.inexact(option);
         }
         return;
       }
@@ -748,9 +781,11 @@ class Interpreter {
     let head = new Map(ctx.frame.vars);
     for (let round = 1; ; round++) {
       flow.continues = [];
+      const heap = this.heapVersion;
       const alive = pass();
       this.mergeInto(ctx.frame, [head, ...(alive ? [ctx.frame.vars] : []), ...flow.continues]);
-      if (this.sameState(ctx.frame.vars, head)) return;
+      // Stable when no variable and no list or dict the pass reached may hold anything new.
+      if (heap === this.heapVersion && this.sameState(ctx.frame.vars, head)) return;
       if (round >= MAX_LOOP_PASSES) break;
       head = new Map(ctx.frame.vars);
     }
@@ -923,8 +958,8 @@ class Interpreter {
           if (option.k === "dict") {
             this.dictSet(option, index, value, false);
           } else if (option.k === "list") {
-            if (index.k === "slice") for (const item of this.elements(value)) appendToList(option, item);
-            else appendToList(option, value);
+            if (index.k === "slice") for (const item of this.elements(value)) this.append(option, item);
+            else this.append(option, value);
           }
           // Assigning a DataFrame column writes; it reads nothing.
         }
@@ -942,14 +977,24 @@ class Interpreter {
    */
   private dictSet(dict: Extract<Val, { k: "dict" }>, key: Val, value: Val, strong: boolean): void {
     const text = this.knownText(key);
-    const at = text === null ? -1 : dict.keys.findIndex((k) => this.knownText(k) === text);
+    let at = text === null ? -1 : dict.keys.findIndex((k) => this.knownText(k) === text);
+    // A key only known at run time that the dict has already (the same value twice round a loop).
+    if (at < 0 && text === null) {
+      const wanted = valKey(key);
+      at = dict.keys.findIndex((k) => this.knownText(k) === null && valKey(k) === wanted);
+      strong = false;
+    }
     if (at >= 0) {
-      dict.values[at] = strong ? value : join(dict.values[at]!, value);
+      const old = dict.values[at]!;
+      const next = strong ? value : join(old, value);
+      if (next !== old && valKey(next) !== valKey(old)) this.heapVersion++;
+      dict.values[at] = next;
       return;
     }
     dict.keys.push(key);
     dict.values.push(value);
-    if (text === null) dict.exact = false;
+    this.heapVersion++;
+    if (text === null) this.inexact(dict);
   }
 
   // ------------------------------------------------------------------ expressions
@@ -1103,7 +1148,7 @@ class Interpreter {
       for (let i = 0; i < other.keys.length; i++) this.dictSet(dict, other.keys[i]!, other.values[i]!, true);
       return;
     }
-    dict.exact = false;
+    this.inexact(dict);
     // `{**row}` copies every field of the row.
     this.exposeFrames(other);
     for (const option of options(other)) {
@@ -2506,32 +2551,32 @@ class Interpreter {
     switch (name) {
       case "append":
       case "add":
-        if (args[0]) appendToList(list, args[0]);
+        if (args[0]) this.append(list, args[0]);
         return NONE;
       case "insert":
-        if (args[1]) appendToList(list, args[1]);
+        if (args[1]) this.append(list, args[1]);
         return NONE;
       case "extend":
       case "update":
-        for (const arg of args) for (const item of this.elements(arg)) appendToList(list, item);
+        for (const arg of args) for (const item of this.elements(arg)) this.append(list, item);
         return NONE;
       case "pop": {
         // Which element goes (and so which stay where) is not followed: the list keeps every element
         // it may have, in any order.
         const element = list.items.length === 0 ? unknown("element of empty list") : this.elementOf(list);
-        list.exact = false;
+        this.inexact(list);
         return element;
       }
       case "remove":
       case "discard":
       case "clear":
       case "reverse":
-        list.exact = false;
+        this.inexact(list);
         return NONE;
       case "sort": {
         const key = kwargs.get("key");
         if (key) this.runCallbacks([key], this.elementOf(list));
-        list.exact = false;
+        this.inexact(list);
         return NONE;
       }
       case "copy":
@@ -2590,12 +2635,12 @@ class Interpreter {
       case "pop": {
         const value = this.dictLookup(dict, args[0], args[1]);
         // The key may be gone now: lookups after it may take their fallback.
-        dict.exact = false;
+        this.inexact(dict);
         return value;
       }
       case "popitem":
       case "clear":
-        dict.exact = false;
+        this.inexact(dict);
         return name === "clear" ? NONE : inexactList([this.elementOf(dict), join(...dict.values, NONE)]);
       case "setdefault": {
         const key = args[0] ?? NONE;
@@ -2631,7 +2676,7 @@ class Interpreter {
             const pair = this.elementOf(arg);
             dict.keys.push(arg.k === "dict" ? join(...arg.keys) : this.subscript(pair, num(0)));
             dict.values.push(arg.k === "dict" ? join(...arg.values) : this.subscript(pair, num(1)));
-            dict.exact = false;
+            this.inexact(dict);
           }
         }
         for (const [key, value] of kwargs) this.dictSet(dict, str(symText(key)), value, false);

@@ -144,6 +144,16 @@ describe("Python semantics the interpreter follows (each case a bypass of issue 
         "answer = GetValue(LoadDB('lab'), c)",
       ),
     ).toContain("labresult");
+    // A list changed in place by one pass is seen by the next (the loop runs until nothing changes).
+    expectCovers(
+      [
+        "cols = ['labname']",
+        "for x in GetValue(LoadDB('patient'), 'age, list'):",
+        "    GetValue(LoadDB('lab'), cols[-1])",
+        "    cols.append('labresult')",
+      ],
+      "labresult",
+    );
     // A loop whose variable changes on every pass widens to unknown: undetermined, not a guess.
     expect(
       labColumns("c = 'lab'", "for x in range(n):", "    c = c + 'x'", "answer = GetValue(LoadDB('lab'), c)"),
