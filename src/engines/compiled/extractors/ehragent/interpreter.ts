@@ -2451,8 +2451,18 @@ class Interpreter {
       case "strip":
       case "lstrip":
       case "rstrip": {
-        if (args.length > 0 && args[0]?.k !== "none")
-          return known === null ? str(s) : unknownStr("stripped text");
+        if (args.length > 0 && args[0]?.k !== "none") {
+          const chars = this.knownText(args[0]!);
+          if (known === null || chars === null) return known === null ? str(s) : unknownStr("stripped text");
+          // str.strip(chars): every character in the set, from the end(s) named.
+          const set = new Set(chars);
+          const cps = [...known];
+          let start = 0;
+          let end = cps.length;
+          if (name !== "rstrip") while (start < end && set.has(cps[start]!)) start++;
+          if (name !== "lstrip") while (end > start && set.has(cps[end - 1]!)) end--;
+          return str(symText(cps.slice(start, end).join("")));
+        }
         if (known !== null) {
           return str(
             symText(
@@ -2465,30 +2475,37 @@ class Interpreter {
       case "replace": {
         const from = args[0] ? this.knownText(args[0]) : null;
         const to = args[1] ? this.knownText(args[1]) : null;
-        if (from === null || to === null || from === "") return unknownStr("replaced text");
+        // A count (the third argument) replaces only the first occurrences: not followed.
+        if (from === null || to === null || from === "" || args.length > 2 || kwargs.size > 0)
+          return unknownStr("replaced text");
         return str(symMapText({ value: s, map: (text) => text.split(from).join(to) }));
       }
       case "split":
       case "rsplit": {
         const separator = args[0] ? this.knownText(args[0]) : null;
         if (known !== null && (args.length === 0 || separator !== null) && args.length <= 1) {
-          const pieces = separator === null ? known.trim().split(/\s+/) : known.split(separator);
+          if (separator === "") return unknownStr("split part");
+          const trimmed = known.trim();
+          const pieces =
+            separator === null ? (trimmed === "" ? [] : trimmed.split(/\s+/)) : known.split(separator);
           return { k: "list", items: pieces.map((piece) => str(symText(piece))), exact: true };
         }
         return inexactList([unknownStr("split part")]);
       }
       case "splitlines":
         return inexactList([unknownStr("line")]);
-      case "encode":
-      case "decode":
       case "zfill":
       case "ljust":
       case "rjust":
       case "center":
+        return this.padText(known, name, args);
+      case "encode":
+      case "decode":
       case "title":
       case "capitalize":
       case "swapcase":
-        // Padding and case changes keep the words; close enough for finding column names.
+        // Case changes keep the letters, and every table and column name is matched without case;
+        // encode/decode keep the text (str(b'x') would not, but bytes are never a name here).
         return str(s);
       case "startswith":
       case "endswith":
@@ -2509,6 +2526,28 @@ class Interpreter {
       default:
         return unknownStr(`str.${name}()`);
     }
+  }
+
+  /** `ljust`/`rjust`/`center`/`zfill` of known text with a known width (and fill), as Python pads. */
+  private padText(known: string | null, name: string, args: Val[]): Val {
+    const width = args[0]?.k === "num" ? args[0].value : null;
+    const fill = args[1] === undefined ? " " : this.knownText(args[1]);
+    if (known === null || width === null || !Number.isSafeInteger(width) || width > 10_000) {
+      return unknownStr(`str.${name}()`);
+    }
+    if (fill === null || [...fill].length !== 1) return unknownStr(`str.${name}()`);
+    const length = [...known].length;
+    const missing = width - length;
+    if (missing <= 0) return str(symText(known));
+    if (name === "ljust") return str(symText(known + fill.repeat(missing)));
+    if (name === "rjust") return str(symText(fill.repeat(missing) + known));
+    if (name === "zfill") {
+      const sign = known[0] === "+" || known[0] === "-" ? known[0] : "";
+      return str(symText(sign + "0".repeat(missing) + known.slice(sign.length)));
+    }
+    // center: CPython puts the extra character on the left when the padding and the width are odd.
+    const left = Math.floor(missing / 2) + (missing & width & 1);
+    return str(symText(fill.repeat(left) + known + fill.repeat(missing - left)));
   }
 
   /** Calls `fn` once per combination of the alternatives of `args` (bounded). */

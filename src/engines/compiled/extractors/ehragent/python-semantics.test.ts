@@ -174,6 +174,17 @@ describe("Python semantics the interpreter follows (each case a bypass of issue 
     expect(labColumns("answer = GetValue(LoadDB('lab'), format('labresulttime', '.9'))")).toEqual([
       "labresult",
     ]);
+    expect(labColumns("answer = GetValue(LoadDB('lab'), 'ge'.rjust(3, 'l') + 'bname')")).toBe("undetermined");
+    expect(labColumns("answer = GetValue(LoadDB('lab'), 'labname'.rjust(9, 'x').strip('x'))")).toEqual([
+      "labname",
+    ]);
+    expect(labColumns("answer = GetValue(LoadDB('lab'), 'xxlabidxx'.strip('x'))")).toEqual(["labid"]);
+    expect(labColumns("answer = GetValue(LoadDB('lab'), 'labname'.center(10, '*').strip('*'))")).toEqual([
+      "labname",
+    ]);
+    expect(labColumns("answer = GetValue(LoadDB('lab'), 'labXname'.replace('X', '', 1))")).toBe(
+      "undetermined",
+    );
     // `!r` quotes: the column name is not "labname" but "'labname'", which names no column.
     expect(labColumns("answer = GetValue(LoadDB('lab'), '{!r}'.format('labname'))")).toBe("undetermined");
   });
