@@ -456,6 +456,8 @@ class Interpreter {
 
   /** The copy of `frame`'s scope that is live now (frame itself unless a branch runs on a copy). */
   private live(frame: Frame): Frame {
+    // Without closures the only inner frames are comprehensions', whose parent is the running frame.
+    if (!this.closures) return frame;
     return this.liveFrames.get(frame.scope) ?? frame;
   }
 

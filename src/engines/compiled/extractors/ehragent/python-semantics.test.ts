@@ -44,6 +44,18 @@ describe("Python semantics the interpreter follows (each case a bypass of issue 
     ).toContain("labresult");
   });
 
+  it("a comprehension inside a branch reads the branch's variables", () => {
+    expect(
+      labColumns(
+        "c = 'labname'",
+        "import random",
+        "if random.random() > 0.5:",
+        "    c = 'labresult'",
+        "    x = [GetValue(LoadDB('lab'), c) for _ in [1]]",
+      ),
+    ).toEqual(["labresult"]);
+  });
+
   it("in-place mutation of lists and dicts", () => {
     const cases: [string[], string][] = [
       [
