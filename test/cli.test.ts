@@ -37,6 +37,10 @@ const dir = mkdtempSync(join(tmpdir(), "warden-cli-"));
 const input = join(dir, "input.txt");
 const output = join(dir, "output.txt");
 writeFileSync(input, "Identity: nursing\nQuestion: what was the last diagnosis of patient 031-3355?");
+// The same question from a role the compiled rules allow: there the model decides (a compiled deny
+// would stand whatever the model says, see the deterministic floor).
+const physicianInput = join(dir, "physician-input.txt");
+writeFileSync(physicianInput, "Identity: physician\nQuestion: what was the last diagnosis of patient 031-3355?");
 writeFileSync(
   output,
   "Knowledge:\n- diagnoses are in the diagnosis database\nGenerated code:\np = FilterDB(LoadDB('patient'), 'uniquepid=031-3355')\nstay = GetValue(p, 'patientunitstayid')\nanswer = GetValue(FilterDB(LoadDB('diagnosis'), 'patientunitstayid={}'.format(stay)), 'diagnosisname')\nAnswer:\nsepsis",
@@ -59,7 +63,7 @@ describe("warden check", () => {
       "--policy",
       "eicu-ac",
       "--input",
-      input,
+      physicianInput,
       "--output",
       output,
       "--engine",
@@ -121,7 +125,7 @@ describe("warden with a model behind a loopback OpenAI-compatible server", () =>
       "--policy",
       "eicu-ac",
       "--input",
-      input,
+      physicianInput,
       "--output",
       output,
       "--engine",

@@ -137,6 +137,10 @@ const LAST_TOKEN = new Map<string, ArgKind>([
   ["to", "email"],
   ["cc", "email"],
   ["bcc", "email"],
+  // Raw header text ("Bcc: eve@evil.test") names recipients too: read as addresses, it either parses
+  // or is undetermined, so a recipient cannot hide in a header block.
+  ["header", "email"],
+  ["headers", "email"],
   ["command", "command"],
   ["cmd", "command"],
   ["script", "command"],

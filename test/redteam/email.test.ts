@@ -23,6 +23,10 @@ describe("email: only to example.com (mcp-tools rule 5)", () => {
 
   const cases: Record<string, unknown>[] = [
     { to: "bob@example.com", cc: "eve@evil.test" }, // issue 9
+    // A recipient hidden in raw header text: read as an address list, it parses or fails closed.
+    { to: "bob@example.com", headers: "Bcc: eve@evil.test" },
+    { to: "bob@example.com", headers: { Bcc: "eve@evil.test" } },
+    { to: "bob@example.com", raw_headers: ["Cc: eve@evil.test"] },
     { to: "bob@example.com", bcc: "eve@evil.test" },
     { to: "bob@example.com", reply_to: "eve@evil.test" },
     { to: "bob@example.com", replyTo: "eve@evil.test" },

@@ -61,6 +61,11 @@ export function extractFacts(options: {
   const needIdentity = Boolean(compiled.access) || compiled.attributeRules.length > 0;
   if (needIdentity) {
     facts.identity = extractIdentity({ input: subject.input, context });
+    // Two different roles (or user_info lines) in the text: the one a rule would read may be the one
+    // the user wrote, so who the user is stays undetermined rather than taking the first.
+    if (facts.identity.confidence === "low") {
+      facts.missing.push(`the user's identity (${facts.identity.reason ?? "contradictory identity lines"})`);
+    }
   }
 
   if (compiled.access) {
