@@ -48,9 +48,19 @@ describe("closed world: what the extractor does not model is undetermined, namin
       ["db = LoadDB('lab')\ndb.to_csv('/tmp/out.csv')", /DataFrame\.to_csv, which writes/],
       ["db = LoadDB('lab')\ndb.to_pickle('x')", /DataFrame\.to_pickle/],
       ["x = [1]\nx.frobnicate()", /the list method "frobnicate"/],
+      [
+        "answer = Calculate(\"open('/data/diagnosis.csv').read()\")",
+        /Calculate with anything but plain arithmetic/,
+      ],
     ] as const) {
       expect(why(code), code).toMatch(construct);
     }
+  });
+
+  it("reads what Calendar's SQL reads (its argument is pasted into a query)", () => {
+    const result = extract("answer = Calendar(\"-1 year') || (select diagnosisname from diagnosis) || ('\")");
+    expect(result.tables).toEqual({ diagnosis: ["diagnosisname"] });
+    expect(why("answer = Calendar(GetValue(LoadDB('lab'), 'labname'))")).toMatch(/Calendar with an argument/);
   });
 
   it("keeps the harmless builtins and modules EHRAgent code uses at high confidence", () => {

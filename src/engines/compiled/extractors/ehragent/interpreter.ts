@@ -2197,6 +2197,21 @@ class Interpreter {
         if (!sql) this.unresolved.push("SQLInterpreter is called without a query");
         return unknown("SQL result");
       }
+      case "Calculate": {
+        // EHRAgent's Calculate evaluates its text as an expression: only plain arithmetic is harmless.
+        const arg = this.argument(args, kwargs, 0, ["query", "QUERY", "expression", "formula"]);
+        for (const option of arg ? options(arg) : []) {
+          const plain =
+            option.k === "num" ||
+            (option.k === "str" &&
+              option.s.every((part) =>
+                isHole(part) ? part.origin === "number" : /^[\d\s+\-*/().%eE]*$/.test(part),
+              ));
+          if (!plain)
+            this.undetermined("Calculate with anything but plain arithmetic (it evaluates its text)");
+        }
+        return NUM;
+      }
       case "Calendar": {
         // EHRAgent's Calendar runs `select datetime(current_time, '<argument>')` in SQLite: the
         // argument is pasted into SQL, so a quote in it can make the query read anything.
