@@ -113,6 +113,31 @@ describe("mixed policies: every kind of rule applies under every engine", () => 
     );
   });
 
+  it("the shield refuses a second breach of a rule the earlier steps already broke", async () => {
+    // Step 1 merged without a review (reported by the caller, or let through earlier): the rule can
+    // never hold again, so "this step makes it no worse" must not let the next unreviewed merge pass.
+    const shield = await guardWith("shield");
+    expectRefused(
+      await shield.check(
+        trajectory([
+          step("github.merge_pull_request", { number: 1 }),
+          step("github.merge_pull_request", { number: 2 }),
+        ]),
+      ),
+      "second unreviewed merge",
+    );
+    // An action the broken rule does not govern is still judged on its own.
+    expectAllowed(
+      await shield.check(
+        trajectory([
+          step("github.merge_pull_request", { number: 1 }),
+          step("github.create_issue", { title: "x" }),
+        ]),
+      ),
+      "issue after the breach",
+    );
+  });
+
   it("auto refuses the denied tool and allows what the rules allow", async () => {
     const auto = await guardWith("auto");
     expectRefused(

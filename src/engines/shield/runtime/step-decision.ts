@@ -46,7 +46,7 @@ import {
   solveMln,
 } from "../mln/index.js";
 import { type BinaryQuestion, binaryCheck, binaryQuestionKey } from "./binary-check.js";
-import type { ShieldRule } from "./compiled-shield-policy.js";
+import type { CompiledShieldPolicy, ScopedRules, ShieldRule } from "./compiled-shield-policy.js";
 import { explainDenial, verdictOf, violationsFrom } from "./shield-violations.js";
 import {
   historyMatches as historyMatchesOf,
@@ -297,8 +297,16 @@ export async function decideStep(options: {
 
   // 4. Formal Verify + Markov-logic decision.
   const mlnRules: MlnRule[] = active.map((r) => ({ id: r.rule.id, weight: r.rule.weight, atoms: r.atoms }));
-  const holds: MlnSide["holds"] = ({ rule, world }) =>
-    state.monitors[scoped.positionOf.get(active[rule]!.index)!]!.peek({ step: world }).atStart;
+  const breach = breachedActions({ active, state, scoped, compiled });
+  const holds: MlnSide["holds"] = ({ rule, world }) => {
+    const actions = breach[rule];
+    // A safety rule the earlier steps already broke can never hold again, so μ+ and μ− would both
+    // fail it and the step would go through as "no worse". Instead, every further action the rule
+    // governs counts as breaking it again: an agent (or a caller reporting its steps) that got one
+    // violation through gets no free pass for the next.
+    if (actions) return !actions.some((a) => world[a] === true);
+    return state.monitors[scoped.positionOf.get(active[rule]!.index)!]!.peek({ step: world }).atStart;
+  };
   const minusOverrides: Record<string, boolean> = {};
   for (const a of invoked) {
     const p = compiled.predicates.get(a);
@@ -630,5 +638,23 @@ export function mergeDecisions(options: { step: Decision; end: Decision }): Deci
       .join(" "),
     cost,
     trace,
+  });
+}
+
+/**
+ * For each active step rule (by index) that the trajectory before this step already violates beyond
+ * repair, the action predicates it governs; undefined for the others.
+ */
+function breachedActions(options: {
+  active: readonly ShieldRule[];
+  state: TrajectoryState;
+  scoped: ScopedRules;
+  compiled: CompiledShieldPolicy;
+}): Array<string[] | undefined> {
+  const { active, state, scoped, compiled } = options;
+  return active.map((r) => {
+    const monitor = state.monitors[scoped.positionOf.get(r.index)!]!;
+    if (monitor.length === 0 || monitor.reading().verdict !== "violated") return undefined;
+    return r.atoms.filter((a) => compiled.predicates.get(a)?.kind === "action");
   });
 }
