@@ -904,7 +904,7 @@ function conditionPart(table: string): fc.Arbitrary<(ctx: Ctx) => { pieces: stri
   return fc
     .tuple(columnTarget(table), pick(OPERATORS), pick(["1", "2104-01-01", "lab", "0"]), fc.nat({ max: 10 }))
     .chain(([target, op, value, shape]) =>
-      stringExpr(target, shape < 5 ? 0 : DEPTH).map((piece) => (ctx: Ctx) => {
+      stringExpr(target, shape < 5 ? 0 : shape === 10 ? DEPTH + 1 : DEPTH).map((piece) => (ctx: Ctx) => {
         const expr = piece(ctx);
         // EHRAgent's FilterDB, finding no comparison, takes the column inside max( or min( anywhere.
         if (shape === 10) return { pieces: [`${target.decoy} like max(`, ")"], exprs: [expr] };
@@ -1765,6 +1765,16 @@ export const DISCREPANCY_CLASSES: readonly { id: string; name: string; code: str
     id: "F21",
     name: "an assertion whose message is a table shows the table when it fails",
     code: "db = LoadDB('lab')\nassert len(db) > 100, db\n",
+  },
+  {
+    id: "F22a",
+    name: "FilterDB 'x like max(...)' whose column is only known at run time",
+    code: "c = GetValue(FilterDB(LoadDB('patient'), 'patientunitstayid=1'), 'gender')\nx = FilterDB(LoadDB('patient'), 'uniquepid like max(' + c + ')')\nanswer = 0\n",
+  },
+  {
+    id: "F22b",
+    name: "FilterDB 'x like max(...)' whose column is one of two",
+    code: "c = 'labname'\nif len('x') == 1:\n    c = 'labresult'\nx = FilterDB(LoadDB('lab'), f'labid like max({c})')\nanswer = 0\n",
   },
   {
     id: "F11",
