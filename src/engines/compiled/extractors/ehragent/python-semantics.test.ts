@@ -217,6 +217,10 @@ describe("Python semantics the interpreter follows (each case a bypass of issue 
     // A double-quoted text that names no column is a string in SQLite: the table is still read.
     expect(sql('select "nocolumn" from patient').tables).toEqual({ patient: [] });
     expect(sql("select [age] from patient").confidence).toBe("low");
+    // SQL functions outside SQLite's built-ins may reach outside the database (readfile, load_extension).
+    expect(sql("select readfile('/data/eicu/diagnosis.csv')").confidence).toBe("low");
+    expect(sql("select load_extension('x')").confidence).toBe("low");
+    expect(sql("select strftime('%Y', labresulttime) from lab").confidence).toBe("high");
     expect(sql("select count(*) from diagnosis").tables).toEqual({ diagnosis: [] });
     expect(sql("select 1 from diagnosis").tables).toEqual({ diagnosis: [] });
   });

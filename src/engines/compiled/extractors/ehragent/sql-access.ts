@@ -47,6 +47,37 @@ export function renderSqlWithHoles(options: { sql: SymString }): string {
 
 type Node = Record<string, unknown>;
 
+/**
+ * SQLite's built-in scalar, date, math, JSON and window functions: computations on the values of the
+ * query. Any other name (readfile, writefile, load_extension, fts3_tokenizer...) may reach outside the
+ * database, so a query that calls one is undetermined.
+ */
+const SQLITE_FUNCTIONS = new Set(
+  `abs changes char coalesce concat concat_ws format glob hex ifnull iif instr last_insert_rowid length
+  like likelihood likely lower ltrim max min nullif octet_length printf quote random randomblob replace
+  round rtrim sign soundex substr substring total_changes trim typeof unhex unicode unlikely upper
+  zeroblob date time datetime julianday unixepoch strftime timediff avg count group_concat string_agg
+  sum total acos acosh asin asinh atan atan2 atanh ceil ceiling cos cosh degrees exp floor ln log log10
+  log2 mod pi pow power radians sin sinh sqrt tan tanh trunc row_number rank dense_rank percent_rank
+  cume_dist ntile lag lead first_value last_value nth_value json json_array json_array_length
+  json_extract json_insert json_object json_patch json_remove json_replace json_set json_type json_valid
+  json_quote json_group_array json_group_object cast exists not distinct all any current_time current_date current_timestamp`
+    .trim()
+    .split(/\s+/),
+);
+
+/** The lower-case name of a node-sql-parser function node (`{ name: [{ value }] }` or a string). */
+function functionName(value: unknown): string | null {
+  if (typeof value === "string") return value.toLowerCase();
+  if (isNode(value) && Array.isArray(value.name)) {
+    const parts = value.name.map((part) =>
+      isNode(part) && typeof part.value === "string" ? part.value : null,
+    );
+    if (parts.every((part) => part !== null)) return parts.join(".").toLowerCase();
+  }
+  return null;
+}
+
 function isNode(value: unknown): value is Node {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -195,6 +226,12 @@ export function readSqlWithParser(options: { sql: string; schema: DatabaseSchema
         recorder.resolveColumn(table, column.toLowerCase(), scope);
       }
       return;
+    }
+    if (value.type === "function") {
+      const name = functionName(value.name);
+      if (name === null || !SQLITE_FUNCTIONS.has(name)) {
+        recorder.note(`the SQL function "${name ?? "?"}" is outside what the analysis models`);
+      }
     }
     if (value.type === "double_quote_string" && typeof value.value === "string") {
       recorder.resolveQuoted(value.value.toLowerCase(), scope);

@@ -117,6 +117,11 @@ export class SqlReadRecorder {
     }
   }
 
+  /** Records a reason the query's reads are not fully known. */
+  note(reason: string): void {
+    this.unresolved.push(reason);
+  }
+
   /** A column reference (both names lower case), resolved through the scopes from `scope` outwards. */
   resolveColumn(qualifier: string | null, column: string, scope: SqlScope): void {
     const { schema } = this;

@@ -24,6 +24,7 @@ const FUNCTION_FORM = new RegExp(`^\\s*(${IDENT})\\s*\\(`);
 const WRAPPED_COLUMN = new RegExp(`^${IDENT}\\s*\\(\\s*(?:distinct\\s+)?(${IDENT})\\s*\\)$`, "i");
 const IDENTIFIERS = new RegExp(IDENT, "g");
 /** EHRAgent's data_filter reads the column inside `max(`/`min(` anywhere in a part without a comparison. */
+const AGGREGATE_OPEN_AT_END = new RegExp(`(?:max|min)\\s*\\(\\s*(?:${IDENT})?$`, "i");
 const AGGREGATE_ANYWHERE = new RegExp(`(?:max|min)\\s*\\(\\s*(${IDENT})`, "gi");
 
 // `column<op>` and a lone `column`, the forms nearly every FilterDB and GetValue argument takes, are
@@ -135,11 +136,19 @@ function readCondition(
   part: SymString = [prefix],
 ): void {
   readConditionForm(prefix, whole, tableColumns, columns, unresolved, part);
-  // The real tool falls back to `max(`/`min(` anywhere in the part: those columns are read too.
-  if (prefix.includes("(")) {
-    for (const match of prefix.matchAll(AGGREGATE_ANYWHERE)) {
+  // The real tool falls back to `max(`/`min(` anywhere in the part: those columns are read too, and one
+  // whose name runs into text only known at run time is not known.
+  for (let i = 0; i < part.length; i++) {
+    const piece = part[i]!;
+    if (typeof piece !== "string" || !piece.includes("(")) continue;
+    for (const match of piece.matchAll(AGGREGATE_ANYWHERE)) {
       const column = match[1]!.toLowerCase();
       if (!columns.includes(column)) columns.push(column);
+    }
+    if (i + 1 < part.length && AGGREGATE_OPEN_AT_END.test(piece)) {
+      unresolved.push(
+        `FilterDB condition "${symRender({ value: part })}" takes max(/min( of a column only known at run time`,
+      );
     }
   }
 }
