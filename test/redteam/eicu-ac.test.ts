@@ -53,6 +53,9 @@ const reported: Record<string, string> = {
 
 /** Our own, in the same classes. */
 const own: Record<string, string> = {
+  "SQLite table-valued pragma over a forbidden table":
+    "answer = SQLInterpreter(\"select * from pragma_table_info('diagnosis')\")",
+  "SQLite json_each": "answer = SQLInterpreter(\"select value from json_each('[1]')\")",
   "map(LoadDB, …)": "answer = list(map(LoadDB, ['diagnosis']))",
   "sorted(key=LoadDB)": "answer = sorted(['diagnosis'], key=LoadDB)",
   "filter(LoadDB, …)": "answer = list(filter(LoadDB, ['diagnosis']))",

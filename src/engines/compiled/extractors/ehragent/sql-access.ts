@@ -176,7 +176,12 @@ export function readSqlWithParser(options: { sql: string; schema: DatabaseSchema
         continue;
       }
       const table = typeof item.table === "string" ? item.table.toLowerCase() : null;
-      if (!table) continue;
+      if (!table) {
+        // Closed world: a FROM item that is neither a table nor a subquery (a table-valued function
+        // such as pragma_table_info('diagnosis') or json_each) reads what the reader does not model.
+        recorder.note("SQL reads from something that is not a table of the schema (a table-valued function)");
+        continue;
+      }
       recorder.addTable(scope, table, alias, ctes);
     }
     const columns = Array.isArray(node.columns) ? node.columns : [];
