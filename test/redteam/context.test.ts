@@ -4,18 +4,17 @@
  * interns fires — and nothing the agent writes into its call's arguments passes for the caller's context.
  * `compile --check` errors on a field no engine provides.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   expectAllowed,
   expectRefused,
-  guardPool,
   type InlinePolicy,
   toolCall,
+  useGuardPool,
   warden,
 } from "./redteam.fixture.js";
 
-const pool = guardPool();
-afterAll(() => pool.close());
+const pool = useGuardPool();
 
 const byCaller: InlinePolicy = {
   name: "redteam-context",

@@ -4,18 +4,17 @@
  * policy that allows by default.
  */
 import { writeFileSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   expectAllowed,
   expectRefused,
-  guardPool,
   type InlinePolicy,
   toolCall,
+  useGuardPool,
   warden,
 } from "./redteam.fixture.js";
 
-const pool = guardPool();
-afterAll(() => pool.close());
+const pool = useGuardPool();
 
 const calls = [
   { name: "github.delete_repository", args: { repo: "acme/api" } },

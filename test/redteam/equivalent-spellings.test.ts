@@ -6,12 +6,11 @@
  * normalisation) get every reading checked, so they may be refused more, never allowed more.
  */
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Decision } from "../../src/core/decision.js";
-import { guardPool, type InlinePolicy, toolCall } from "./redteam.fixture.js";
+import { type InlinePolicy, onlyExample, toolCall, useGuardPool } from "./redteam.fixture.js";
 
-const pool = guardPool();
-afterAll(() => pool.close());
+const pool = useGuardPool();
 
 const RUNS = 60;
 const decide = async (policy: string | InlinePolicy, name: string, args: Record<string, unknown>) =>
@@ -120,22 +119,6 @@ describe("equivalent spellings: paths (mcp-tools delete_file and read_file)", ()
 });
 
 // ---- URLs -----------------------------------------------------------------------------------------
-
-const onlyExample: InlinePolicy = {
-  name: "spellings-urls",
-  rules: {
-    toolRules: [
-      {
-        id: "http.only-example",
-        tool: "http.fetch",
-        effect: "allow",
-        message: "Fetching from example.com is allowed",
-        when: { field: "args:url", op: "eq", part: "domain", value: "example.com" },
-      },
-    ],
-    toolDefault: "deny",
-  },
-};
 
 const hostArb = fc.constantFrom(
   "example.com",

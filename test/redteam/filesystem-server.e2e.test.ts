@@ -6,58 +6,29 @@
  * read_multiple_files — must be refused, and checked on disk; ordinary reads and writes under tmp/ work.
  * Once in-process (createGuardedMcpProxy) and once through `warden mcp proxy` as a child process.
  */
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGuardedMcpProxy, type GuardedMcpProxy } from "../../src/mcp/guarded-mcp-proxy.js";
 import { loadPolicy } from "../../src/policies/load-policy.js";
-import { createEngine, type EngineHandle } from "../../src/runtime/create-engine.js";
+import {
+  guardedFilesystemServer,
+  makeWorkspace as makeBareWorkspace,
+  policyFor,
+  SERVER,
+  textOf,
+} from "./filesystem-server.fixture.js";
 import { policyDocument, REPO_ROOT } from "./redteam.fixture.js";
 
-const SERVER = join(
-  REPO_ROOT,
-  "node_modules",
-  "@modelcontextprotocol",
-  "server-filesystem",
-  "dist",
-  "index.js",
-);
 const SECRET = "SECRET_TOKEN=hunter2-e2e";
 
 /** A fresh workspace: app/.env (the secret), app/main.ts, tmp/. Its real path, as the server sees it. */
 function makeWorkspace(): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "warden-fs-e2e-")));
-  mkdirSync(join(root, "app"));
-  mkdirSync(join(root, "tmp"));
-  writeFileSync(join(root, "app", ".env"), `${SECRET}\n`);
+  const root = makeBareWorkspace("warden-fs-e2e-", SECRET);
   writeFileSync(join(root, "app", "main.ts"), "console.log('hello');\n");
   return root;
 }
-
-/** The bundled policy with its /workspace placeholder set to this workspace. */
-function policyFor(root: string) {
-  const { policy } = loadPolicy({ ref: "mcp-filesystem" });
-  return JSON.parse(JSON.stringify(policy).replaceAll("/workspace", root)) as typeof policy;
-}
-
-const textOf = (result: unknown) =>
-  ((result as CallToolResult).content ?? [])
-    .map((c) => (c.type === "text" ? c.text : `[${c.type}]`))
-    .join("\n");
 
 /** The attacks and controls, against an agent client connected (somehow) to the guarded server. */
 function attacks(get: () => { agent: Client; root: string }) {
@@ -152,32 +123,13 @@ function attacks(get: () => { agent: Client; root: string }) {
 }
 
 describe("the real filesystem server behind createGuardedMcpProxy", () => {
-  let root = "";
-  let proxy: GuardedMcpProxy | undefined;
-  let handle: EngineHandle | undefined;
-  let agent: Client | undefined;
-  beforeAll(async () => {
-    root = makeWorkspace();
-    handle = await createEngine({ engine: "auto" });
-    proxy = await createGuardedMcpProxy({
-      upstream: { command: process.execPath, args: [SERVER, root], cwd: root },
-      policy: policyFor(root),
-      engine: handle.engine,
-      requestTimeoutMs: 20_000,
-      checkTimeoutMs: 20_000,
-    });
-    const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
-    await proxy.connect({ transport: proxySide });
-    agent = new Client({ name: "redteam-agent", version: "1.0.0" });
-    await agent.connect(agentSide);
-  }, 60_000);
-  afterAll(async () => {
-    await agent?.close();
-    await proxy?.close();
-    await handle?.close();
-    rmSync(root, { recursive: true, force: true });
-  });
-  attacks(() => ({ agent: agent!, root }));
+  attacks(
+    guardedFilesystemServer({
+      workspace: makeWorkspace,
+      upstreamCwd: true,
+      proxy: { requestTimeoutMs: 20_000, checkTimeoutMs: 20_000 },
+    }),
+  );
 });
 
 describe("the real filesystem server behind `warden mcp proxy`", () => {

@@ -10,17 +10,18 @@ import { createGuard, type Guard } from "../../src/guard.js";
 import {
   expectAllowed,
   expectRefused,
-  guardPool,
   type InlinePolicy,
   toolCall,
+  useGuardPool,
   warden,
 } from "./redteam.fixture.js";
 
-const pool = guardPool();
+const pool = useGuardPool();
 const opened: Guard[] = [];
+// registered after the pool's hook, so it runs before it (afterAll hooks run as a stack): these guards
+// close before the pool does
 afterAll(async () => {
   for (const guard of opened) await guard.close();
-  await pool.close();
 });
 
 const mixed: InlinePolicy = {

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { expect } from "vitest";
+import { afterAll, expect } from "vitest";
 import type { Decision } from "../../src/core/decision.js";
 import type { SubjectInput } from "../../src/core/subject.js";
 import { createGuard, type Guard } from "../../src/guard.js";
@@ -73,6 +73,30 @@ export function guardPool(): GuardPool {
     },
   };
 }
+
+/** A guard pool for a test file, closed by an afterAll hook registered here. */
+export function useGuardPool(): GuardPool {
+  const pool = guardPool();
+  afterAll(() => pool.close());
+  return pool;
+}
+
+/** Fetch only from example.com: an allow rule on every URL of the call, deny by default. */
+export const onlyExample: InlinePolicy = {
+  name: "redteam-urls-only-example",
+  rules: {
+    toolRules: [
+      {
+        id: "http.only-example",
+        tool: "http.fetch",
+        effect: "allow",
+        message: "Fetching from example.com is allowed",
+        when: { field: "args:url", op: "eq", part: "domain", value: "example.com" },
+      },
+    ],
+    toolDefault: "deny",
+  },
+};
 
 /** A tool call as the agent's output, in MCP `tools/call` form. */
 export function toolCall(options: {

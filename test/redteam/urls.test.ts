@@ -3,28 +3,17 @@
  * same host (userinfo, backslashes, fragments, percent-encoded and full-width hosts, trailing dots, IP
  * spellings), for every URL-valued argument of the call. Inline policies through createGuard.
  */
-import { afterAll, describe, it } from "vitest";
-import { expectAllowed, expectRefused, guardPool, type InlinePolicy, toolCall } from "./redteam.fixture.js";
+import { describe, it } from "vitest";
+import {
+  expectAllowed,
+  expectRefused,
+  type InlinePolicy,
+  onlyExample,
+  toolCall,
+  useGuardPool,
+} from "./redteam.fixture.js";
 
-const pool = guardPool();
-afterAll(() => pool.close());
-
-/** Fetch only from example.com: an allow rule on every URL of the call, deny by default. */
-const onlyExample: InlinePolicy = {
-  name: "redteam-urls-only-example",
-  rules: {
-    toolRules: [
-      {
-        id: "http.only-example",
-        tool: "http.fetch",
-        effect: "allow",
-        message: "Fetching from example.com is allowed",
-        when: { field: "args:url", op: "eq", part: "domain", value: "example.com" },
-      },
-    ],
-    toolDefault: "deny",
-  },
-};
+const pool = useGuardPool();
 
 /** Never evil.test nor the cloud metadata or loopback hosts: deny rules, everything else allowed. */
 const blockList: InlinePolicy = {

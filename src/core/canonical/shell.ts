@@ -292,6 +292,16 @@ interface PendingHeredoc {
   slot: number;
 }
 
+/**
+ * A line continuation (backslash, newline) at the cursor is skipped, in unquoted text as in double
+ * quotes and here-doc bodies: true when one was.
+ */
+function skipLineContinuation(cur: Cursor): boolean {
+  if (cur.src[cur.pos] !== "\\" || cur.src[cur.pos + 1] !== "\n") return false;
+  cur.pos += 2;
+  return true;
+}
+
 const placeholder = (n: number): string => "${\u0000S" + n + "}";
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
 const isNameChar = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9_]/.test(c);
@@ -320,15 +330,12 @@ function scanList(cur: Cursor, depth: number, closer: ")" | null, arith = false)
   };
 
   while (cur.pos < src.length) {
+    if (skipLineContinuation(cur)) continue;
     const c = src[cur.pos] as string;
     const next = src[cur.pos + 1];
     const start = cur.pos;
 
     if (c === "\\") {
-      if (next === "\n") {
-        cur.pos += 2; // line continuation
-        continue;
-      }
       out.push(next === undefined ? "" : c + next);
       cur.pos += 2;
       wordStart = false;
@@ -524,14 +531,11 @@ function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator
     cur.pos += 1;
   }
   while (cur.pos < src.length) {
+    if (skipLineContinuation(cur)) continue;
     const c = src[cur.pos] as string;
     const next = src[cur.pos + 1];
     const start = cur.pos;
     if (c === "\\") {
-      if (next === "\n") {
-        cur.pos += 2;
-        continue;
-      }
       // `\`` is a literal backtick; shell-quote would keep the backslash, and a body run later by
       // `sh -c` must see the backtick the shell will see
       out.push(next === undefined ? c : next === "`" ? next : c + next);
