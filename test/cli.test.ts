@@ -40,7 +40,10 @@ writeFileSync(input, "Identity: nursing\nQuestion: what was the last diagnosis o
 // The same question from a role the compiled rules allow: there the model decides (a compiled deny
 // would stand whatever the model says, see the deterministic floor).
 const physicianInput = join(dir, "physician-input.txt");
-writeFileSync(physicianInput, "Identity: physician\nQuestion: what was the last diagnosis of patient 031-3355?");
+writeFileSync(
+  physicianInput,
+  "Identity: physician\nQuestion: what was the last diagnosis of patient 031-3355?",
+);
 writeFileSync(
   output,
   "Knowledge:\n- diagnoses are in the diagnosis database\nGenerated code:\np = FilterDB(LoadDB('patient'), 'uniquepid=031-3355')\nstay = GetValue(p, 'patientunitstayid')\nanswer = GetValue(FilterDB(LoadDB('diagnosis'), 'patientunitstayid={}'.format(stay)), 'diagnosisname')\nAnswer:\nsepsis",
