@@ -442,6 +442,7 @@ function walkValue(state: Walk, value: unknown, segments: string[]): void {
   }
   const argv = argvOf(value as Record<string, unknown>);
   for (const key of Object.keys(value)) {
+    keyLeaf(state, key, segments);
     const item = (value as Record<string, unknown>)[key];
     const before = state.leaves.length;
     walkValue(state, item, [...segments, key]);
@@ -450,6 +451,30 @@ function walkValue(state: Walk, value: unknown, segments: string[]): void {
       leaf.commandLine = [item, ...argv.map(shellQuote)].join(" ");
     }
   }
+}
+
+/** Marks a leaf that is an object's key, not a value: `args.a.*` selects values only. */
+export const KEY_SEGMENT = "#key";
+
+/** A key that is more than a plain field name (`path`, `encoding`): it could itself be a value. */
+const VALUE_LIKE_KEY = /[/\\@:]|^\./;
+
+/**
+ * An object key can name a path, URL or address too (`{ files: { "/etc/shadow": "…" } }`): a key
+ * whose shape says so, or a value-like key of an object whose own name says so (`files: { "app/.env":
+ * … }`), is a leaf of that kind, so kind selectors cannot be walked around by moving the value into a
+ * key. Plain field names (`{ cc: { address, name } }`) stay keys.
+ */
+function keyLeaf(state: Walk, key: string, segments: string[]): void {
+  const shape = kindsFromShape({ value: key });
+  const parent =
+    segments.length > 0 && VALUE_LIKE_KEY.test(key)
+      ? kindFromName({ name: segments[segments.length - 1]! })
+      : undefined;
+  const kinds = parent !== undefined && !shape.includes(parent) ? [parent, ...shape] : shape;
+  if (kinds.length === 0) return;
+  state.visited += 1;
+  state.leaves.push({ segments: [...segments, key, KEY_SEGMENT], value: key, kinds });
 }
 
 /** Every string leaf of the arguments (arrays and nested objects included) with its kinds. */

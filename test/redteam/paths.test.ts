@@ -248,3 +248,26 @@ describe("paths: mcp-filesystem (workspace /w, secrets, writes only under /w/tmp
     expect(decision.violations.map((v) => v.ruleId)).toContain("fs.writes-only-tmp");
   });
 });
+
+describe("paths: a path moved into an object key (mcp-tools rules 3 and 4)", () => {
+  it.each([
+    ["filesystem.delete_file", { path: "/tmp/a.log", also: { "/etc/passwd": true } }],
+    ["filesystem.delete_file", { paths: { "/tmp/a.log": true, "/etc/passwd": true } }],
+    ["filesystem.write_file", { files: { "/home/u/.ssh/authorized_keys": "ssh-ed25519 AAAA" } }],
+    ["filesystem.write_file", { files: { "app/.env": "SECRET=1" } }],
+    ["filesystem.read_file", { path: "/srv/ok.txt", options: { "/etc/shadow": "read" } }],
+  ] as const)("refuses %s %j", async (name, args) => {
+    expectRefused(await check("mcp-tools", name, { ...args }), `${name} ${JSON.stringify(args)}`);
+  });
+
+  it("still allows a write whose object keys are ordinary words", async () => {
+    expectAllowed(
+      await check("mcp-tools", "filesystem.write_file", {
+        path: "/srv/notes.txt",
+        content: "x",
+        options: { encoding: "utf8" },
+      }),
+      "write with options",
+    );
+  });
+});
