@@ -15,17 +15,10 @@ import type {
   Param,
   Stmt,
 } from "./py-ast.js";
-import { decodePythonEscapes, syntaxError, type Token, tokenizePython } from "./py-tokenizer.js";
+import { decodePythonEscapes, PY_KEYWORDS, syntaxError, type Token, tokenizePython } from "./py-tokenizer.js";
 
 /** A list of words written as one block of text. */
 const words = (text: string): string[] => text.trim().split(/\s+/);
-
-const KEYWORDS = new Set(
-  words(`
-  and as assert async await break class continue def del elif else except finally for from global if
-  import in is lambda nonlocal not or pass raise return try while with yield
-`),
-);
 
 const AUGMENTED = new Set(["+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=", "&=", "|=", "^=", "@="]);
 const COMPARISONS = new Set(["<", ">", "==", ">=", "<=", "!=", "<>"]);
@@ -148,7 +141,7 @@ class Parser {
 
   private expectName(): string {
     const token = this.peek();
-    if (token.kind !== "name" || KEYWORDS.has(token.value)) throw this.error("expected a name");
+    if (token.kind !== "name" || PY_KEYWORDS.has(token.value)) throw this.error("expected a name");
     this.pos++;
     return token.value;
   }
@@ -529,7 +522,7 @@ class Parser {
     const head = this.tokens[this.pos]!;
     const next = this.tokens[this.pos + 1];
     const first =
-      head.kind === "name" && next?.kind === "op" && next.value === "=" && !KEYWORDS.has(head.value)
+      head.kind === "name" && next?.kind === "op" && next.value === "=" && !PY_KEYWORDS.has(head.value)
         ? this.parseAtom()
         : this.parseExprList({ allowStar: true });
     if (this.atOp("=")) {
@@ -591,7 +584,7 @@ class Parser {
     const token = this.peek();
     if (token.kind === "name") {
       return (
-        !KEYWORDS.has(token.value) ||
+        !PY_KEYWORDS.has(token.value) ||
         token.value === "not" ||
         token.value === "lambda" ||
         token.value === "await" ||
@@ -667,7 +660,7 @@ class Parser {
   private simplePrimary(): Expr | null {
     const token = this.tokens[this.pos]!;
     if (token.kind === "name") {
-      if (KEYWORDS.has(token.value)) return null;
+      if (PY_KEYWORDS.has(token.value)) return null;
     } else if (token.kind !== "number" && token.kind !== "string") {
       return null;
     }
@@ -840,7 +833,7 @@ class Parser {
           line: start.line,
           col: start.col,
         });
-      } else if (this.peek().kind === "name" && this.atOp("=", 1) && !KEYWORDS.has(this.peek().value)) {
+      } else if (this.peek().kind === "name" && this.atOp("=", 1) && !PY_KEYWORDS.has(this.peek().value)) {
         const name = this.next().value;
         this.next();
         keywords.push({ name, value: this.parseTest() });
@@ -943,7 +936,7 @@ class Parser {
           col: start.col,
         };
       }
-      if (KEYWORDS.has(token.value)) throw this.error("unexpected keyword");
+      if (PY_KEYWORDS.has(token.value)) throw this.error("unexpected keyword");
       this.next();
       return { type: "Name", id: token.value, line: start.line, col: start.col };
     }

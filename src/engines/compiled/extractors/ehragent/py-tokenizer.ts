@@ -142,13 +142,19 @@ const C_PIPE = 124;
 const C_RBRACE = 125;
 const C_TILDE = 126;
 
-/** Python's keywords (soft keywords excluded) and the three constants spelled like names. */
-const PY_KEYWORDS = new Set(
-  `False None True and as assert async await break class continue def del elif else except finally for
-  from global if import in is lambda nonlocal not or pass raise return try while with yield`
+/**
+ * Python's keywords (soft keywords excluded; the parser reads `True`, `False` and `None` as names, see
+ * CONSTANT_NAMES).
+ */
+export const PY_KEYWORDS: ReadonlySet<string> = new Set(
+  `and as assert async await break class continue def del elif else except finally for from global if
+  import in is lambda nonlocal not or pass raise return try while with yield`
     .trim()
     .split(/\s+/),
 );
+
+/** The three constants spelled like names. */
+const CONSTANT_NAMES: ReadonlySet<string> = new Set(["False", "None", "True"]);
 
 /** ASCII letters, digits and "_" (1 = may start a name, 2 = may only continue one). */
 const NAME_CHARS = new Uint8Array(128);
@@ -421,7 +427,7 @@ class Scanner {
    */
   private identifier(word: string, pos: number): string {
     const normalized = word.normalize("NFKC");
-    if (PY_KEYWORDS.has(normalized)) {
+    if (PY_KEYWORDS.has(normalized) || CONSTANT_NAMES.has(normalized)) {
       throw syntaxError({
         message: `"${word}" is a non-ASCII spelling of the keyword "${normalized}"`,
         line: this.line,

@@ -82,7 +82,7 @@ export function isAllowedModule(name: string): boolean {
 export function isAllowedMember(qualified: string): boolean {
   if (ALLOWED_MEMBERS.has(qualified)) return true;
   const parts = qualified.split(".");
-  return PURE_MODULES.has(parts[0]!) && !parts.some((part) => part.startsWith("__"));
+  return PURE_MODULES.has(parts[0]!) && !parts.some(isPrivateAttribute);
 }
 
 /** A dunder or name-mangled attribute: a way into the interpreter's internals (`__class__`, `__globals__`). */

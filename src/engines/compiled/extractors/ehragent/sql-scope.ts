@@ -100,7 +100,8 @@ export class SqlReadRecorder {
    * scope, and as a string otherwise. The column reading is taken whenever it exists (the strict choice).
    */
   resolveQuoted(name: string, scope: SqlScope): void {
-    if (name.includes(HOLE_IDENTIFIER) || name.includes("warden_hole")) {
+    // "warden_hole" is how renderSqlWithHoles writes a hole inside quotes; HOLE_IDENTIFIER starts with it.
+    if (name.includes("warden_hole")) {
       this.unresolved.push("a double-quoted SQL name is only known at run time");
       return;
     }
