@@ -146,11 +146,12 @@ const LAST_TOKEN = new Map<string, ArgKind>([
   ["script", "command"],
 ]);
 
+/** Words of a name; numbers are dropped, so `path2` and `cc_1` say what `path` and `cc` say. */
 function nameTokens(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(/[^a-z]+/)
     .filter((t) => t !== "");
 }
 
@@ -346,7 +347,8 @@ function kindsOfPlace(sources: ArgKindSources, segments: string[]): Place {
   if (byName) kinds.push(byName);
   const ancestors = segments.slice(0, name !== undefined ? segments.lastIndexOf(name) : 0);
   const underEmail = ancestors.some((a) => !/^\d+$/.test(a) && kindFromName({ name: a }) === "email");
-  return { kinds, underEmail };
+  // Deduplicated here, once per place (the result is cached), not once per leaf.
+  return { kinds: unique(kinds), underEmail };
 }
 
 /**
@@ -387,7 +389,7 @@ export function kindsOfLeaf(options: ArgKindSources & { segments: string[]; valu
   const place = cachedKindsOfPlace(options, options.segments);
   const shape = kindsFromShape({ value: options.value });
   const inherited = place.underEmail && options.value.includes("@");
-  if (shape.length === 0 && !inherited) return place.kinds.length <= 1 ? place.kinds : unique(place.kinds);
+  if (shape.length === 0 && !inherited) return place.kinds;
   return unique([...place.kinds, ...(inherited ? (["email"] as const) : []), ...shape]);
 }
 

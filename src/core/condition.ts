@@ -963,7 +963,7 @@ export function evaluateConditionTri(options: {
 
 /** One comparison, two-valued (unknown reads as false). */
 export function evaluateComparison(c: Comparison, facts: unknown): boolean {
-  return evaluateConditionTri({ condition: c, facts, strictWhen: true }).value === true;
+  return evaluateCondition(c, facts);
 }
 
 /**

@@ -105,10 +105,9 @@ export function decide(options: { compiled: CompiledPolicy; facts: CompiledFacts
   }
 
   let undetermined: string[] | undefined;
-  const toolCalls = facts.toolCalls ?? NO_CALLS;
-  const callerFacts =
-    toolCalls.length > 0 && facts.caller ? { context: facts.caller.context, input: facts.caller.input } : {};
-  for (const call of toolCalls) {
+  // The caller's context and input, as conditions read them beside the call.
+  const callerFacts = facts.caller ?? {};
+  for (const call of facts.toolCalls ?? NO_CALLS) {
     const match = matchToolRule({
       rules: compiled.toolRules,
       call,

@@ -140,7 +140,8 @@ export function matchToolRule(options: {
   const fallback = options.default ?? "deny";
 
   // The outcomes the unknown rules allow: with every, some or none of them applying.
-  const certain = matches.length > 0 ? STRICTNESS[strictestRule(matches).effect] : undefined;
+  const best = matches.length > 0 ? strictestRule(matches) : undefined;
+  const certain = best ? STRICTNESS[best.effect] : undefined;
   const possible = maybe.map((m) => STRICTNESS[m.rule.effect]);
   const withAll = Math.max(certain ?? -1, ...possible);
   const strictest = certain === undefined ? Math.max(withAll, STRICTNESS[fallback]) : withAll;
@@ -165,7 +166,7 @@ export function matchToolRule(options: {
       undetermined,
     };
   }
-  if (matches.length === 0) {
+  if (!best) {
     return {
       effect: fallback,
       matches,
@@ -174,7 +175,6 @@ export function matchToolRule(options: {
       ...errorPart,
     };
   }
-  const best = strictestRule(matches);
   return {
     effect: best.effect,
     rule: best,
