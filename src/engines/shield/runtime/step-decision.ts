@@ -227,8 +227,9 @@ export async function decideStep(options: {
   const query = stepQuery({ facts });
   // Each question's memory key (workflow-memory.ts): the exact prompt it is asked with, the policy's
   // name and version and the model — a remembered answer is reused only for an identical question.
+  // Only memory reads them, so they are computed only when there is a store.
   const keys: Record<string, string> = {};
-  if (runtime.model)
+  if (runtime.model && runtime.store)
     for (const q of questions)
       keys[q.predicate] = binaryQuestionKey({
         question: q,
@@ -308,12 +309,7 @@ export async function decideStep(options: {
     return state.monitors[scoped.positionOf.get(active[rule]!.index)!]!.peek({ step: world }).atStart;
   };
   const minusOverrides: Record<string, boolean> = {};
-  for (const a of invoked) {
-    const p = compiled.predicates.get(a);
-    minusOverrides[a] =
-      p?.binding?.kind === "history" ? historyValueWithout({ state, name: a, index }) : false;
-  }
-  for (const a of possible) {
+  for (const a of [...invoked, ...possible]) {
     const p = compiled.predicates.get(a);
     minusOverrides[a] =
       p?.binding?.kind === "history" ? historyValueWithout({ state, name: a, index }) : false;
