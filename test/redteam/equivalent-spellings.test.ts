@@ -46,7 +46,11 @@ const segment = fc.constantFrom(
   ".ssh",
   "id_rsa",
 );
-const canonicalPathArb = fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join("/")}`);
+// Half the paths lie under /tmp, so every run sees deletes the policy allows as well as refusals.
+const canonicalPathArb = fc.oneof(
+  fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join("/")}`),
+  fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => `/tmp/${s.join("/")}`),
+);
 
 /** A spelling of the same path that only restructures it. */
 function restructured(path: string, choices: number[]): string {

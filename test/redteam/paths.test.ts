@@ -271,3 +271,20 @@ describe("paths: a path moved into an object key (mcp-tools rules 3 and 4)", () 
     );
   });
 });
+
+describe("paths: what the second adversarial pass found (mcp-tools rules 3 and 4)", () => {
+  it.each([
+    ["filesystem.delete_file", { path: "/tmp" }],
+    ["filesystem.delete_file", { path: "/tmp/" }],
+    ["filesystem.delete_file", { path: "/tmp/x/.." }],
+    ["filesystem.delete_file", { path: "/tmp/a.log", path2: "etc/passwd" }],
+    ["filesystem.delete_file", { path: "/tmp/a.log", file_1: "/etc/passwd" }],
+    ["filesystem.read_file", { path: "/proc/self/root/etc/shadow" }],
+    ["filesystem.read_file", { path: "/proc/1/root/home/u/.ssh/id_rsa" }],
+    ["filesystem.read_file", { path: "/proc/self/cwd/.env" }],
+    ["filesystem.read_file", { path: "/dev/fd/3" }],
+    ["filesystem.delete_file", { path: "/tmp/../proc/self/root/tmp/x" }],
+  ] as const)("refuses %s %j", async (name, args) => {
+    expectRefused(await check("mcp-tools", name, { ...args }), `${name} ${JSON.stringify(args)}`);
+  });
+});

@@ -181,8 +181,19 @@ function expansionReason(reading: string): string | undefined {
   if (/\$[A-Za-z0-9_{(@*#?!$-]/.test(reading)) return "path contains a shell variable or substitution ($…)";
   if (reading.includes("`")) return "path contains a backtick command substitution";
   if (/^[A-Za-z]:[/\\]/.test(reading)) return "path is a Windows drive path (not modelled)";
+  if (PROC_ELSEWHERE.test(reading)) {
+    return "path goes through /proc/<pid>/cwd or a file descriptor (/proc/<pid>/fd, /dev/fd): not modelled";
+  }
   return undefined;
 }
+
+/**
+ * Linux aliases of other places: `/proc/self/root/etc/shadow` is `/etc/shadow`, and the cwd and file-
+ * descriptor links lead wherever a process happens to be. Read on the lexical form, so `/tmp/../proc/…`
+ * is caught too.
+ */
+const PROC_ROOT = /^\/proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/root(?=\/|$)/;
+const PROC_ELSEWHERE = /^\/(?:proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/(?:cwd|fd)|dev\/fd)(?:\/|$)/;
 
 type Step = (text: string) => string | undefined;
 
@@ -190,6 +201,11 @@ const STEPS: readonly { name: string; step: Step; decodes: boolean }[] = [
   { name: "percent-decode", step: percentDecodeOnce, decodes: true },
   { name: "backslash", step: (t) => (t.includes("\\") ? t.replaceAll("\\", "/") : t), decodes: false },
   { name: "nfc", step: (t) => t.normalize("NFC"), decodes: false },
+  {
+    name: "proc-root",
+    step: (t) => (PROC_ROOT.test(t) ? t.replace(PROC_ROOT, "") || "/" : t),
+    decodes: false,
+  },
 ];
 
 /**
