@@ -50,8 +50,9 @@ export {
 } from "./runtime/create-engine.js";
 export { createQuickJsSandbox } from "./sandbox/index.js";
 export type { GuardResult, Sandbox, SandboxLimits, SandboxResult } from "./sandbox/sandbox.js";
-export { createPostgresStore, createSqliteStore } from "./store/index.js";
-export type { Demonstration, NewDemonstration, Store, Workflow } from "./store/store.js";
+export { createKeyDirectory, createPostgresStore, createSqliteStore, issueApiKey } from "./store/index.js";
+export type { KeyDirectory } from "./store/key-directory.js";
+export type { ApiKey, Demonstration, NewDemonstration, Store, Workflow } from "./store/store.js";
 export {
   checkAccess,
   checkRule,

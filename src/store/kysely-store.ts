@@ -6,10 +6,19 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Generated, Kysely } from "kysely";
+import type { CallerScope } from "../core/caller.js";
 import { toWardenError, WardenError } from "../core/errors.js";
 import { demonstrationContentHash } from "./content-hash.js";
-import type { Demonstration, NewDemonstration, Store, Workflow } from "./store.js";
-import { parseName, parseNewDemonstration, parseNewWorkflow } from "./store-input.js";
+import type { ApiKey, Demonstration, NewDemonstration, Store, Workflow } from "./store.js";
+import {
+  ApiKeyHashSchema,
+  ApiKeyNameSchema,
+  parseApiKeyArgument,
+  parseName,
+  parseNewApiKey,
+  parseNewDemonstration,
+  parseNewWorkflow,
+} from "./store-input.js";
 
 export interface DemonstrationRow {
   seq: Generated<number | string | bigint>;
@@ -38,9 +47,25 @@ export interface WorkflowRow {
   created_at: string;
 }
 
+export interface ApiKeyRow {
+  seq: Generated<number | string | bigint>;
+  id: string;
+  name: string;
+  /** SHA-256 (hex) of the secret; unique. */
+  hash: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  /** JSON array of policy names; null = every policy. */
+  policies: string | null;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
 export interface StoreTables {
   warden_demonstrations: DemonstrationRow;
   warden_workflows: WorkflowRow;
+  warden_api_keys: ApiKeyRow;
 }
 
 export function createKyselyStore(options: {
@@ -221,6 +246,87 @@ export function createKyselyStore(options: {
       );
     },
 
+    async createApiKey({ key }) {
+      const k = parseNewApiKey({ key });
+      const id = randomUUID();
+      const createdAt = new Date().toISOString();
+      await guard("creating an API key", async () => {
+        try {
+          await db
+            .insertInto("warden_api_keys")
+            .values({
+              id,
+              name: k.name,
+              hash: k.hash,
+              scopes: JSON.stringify(k.scopes),
+              policies: k.policies === undefined ? null : JSON.stringify(k.policies),
+              created_at: createdAt,
+              revoked_at: null,
+              last_used_at: null,
+            })
+            .execute();
+        } catch (error) {
+          if (options.isUniqueViolation(error)) throw await duplicateKey({ db, name: k.name });
+          throw error;
+        }
+      });
+      return toApiKey({
+        id,
+        name: k.name,
+        scopes: JSON.stringify(k.scopes),
+        policies: k.policies === undefined ? null : JSON.stringify(k.policies),
+        created_at: createdAt,
+        revoked_at: null,
+        last_used_at: null,
+      });
+    },
+
+    async listApiKeys({ activeOnly } = {}) {
+      const rows = await guard("listing API keys", () => {
+        let query = db.selectFrom("warden_api_keys").select(API_KEY_COLUMNS);
+        if (activeOnly) query = query.where("revoked_at", "is", null);
+        return query.orderBy("seq").execute();
+      });
+      return rows.map(toApiKey);
+    },
+
+    async revokeApiKey({ name }) {
+      const n = parseApiKeyArgument({ schema: ApiKeyNameSchema, value: name, field: "name" });
+      const revokedAt = new Date().toISOString();
+      // One statement: two revokers of the same key cannot both succeed.
+      const row = await guard("revoking an API key", () =>
+        db
+          .updateTable("warden_api_keys")
+          .set({ revoked_at: revokedAt })
+          .where("name", "=", n)
+          .where("revoked_at", "is", null)
+          .returning(API_KEY_COLUMNS)
+          .executeTakeFirst(),
+      );
+      return row ? toApiKey(row) : undefined;
+    },
+
+    async findApiKeyByHash({ hash }) {
+      const h = parseApiKeyArgument({ schema: ApiKeyHashSchema, value: hash, field: "hash" });
+      const row = await guard("looking up an API key", () =>
+        db
+          .selectFrom("warden_api_keys")
+          .select([...API_KEY_COLUMNS, "hash"])
+          .where("hash", "=", h)
+          .where("revoked_at", "is", null)
+          .executeTakeFirst(),
+      );
+      return row ? { ...toApiKey(row), hash: row.hash } : undefined;
+    },
+
+    async markApiKeyUsed({ id }) {
+      const key = parseName({ value: id, field: "id" }) as string;
+      const at = new Date().toISOString();
+      await guard("recording an API key's use", () =>
+        db.updateTable("warden_api_keys").set({ last_used_at: at }).where("id", "=", key).execute(),
+      );
+    },
+
     async close() {
       if (!closing) {
         closed = true;
@@ -306,5 +412,59 @@ function fromDemonstrationRow(r: {
   };
   if (r.label !== null && r.label !== undefined) out.label = Number(r.label) === 1 ? 1 : 0;
   if (r.meta !== null && r.meta !== undefined) out.meta = JSON.parse(r.meta) as Record<string, unknown>;
+  return out;
+}
+
+/** Every column of an API key row but its hash, which only findApiKeyByHash returns. */
+const API_KEY_COLUMNS = [
+  "id",
+  "name",
+  "scopes",
+  "policies",
+  "created_at",
+  "revoked_at",
+  "last_used_at",
+] as const;
+
+/** The error for a unique violation on insert: an active key holds the name, else the hash is taken. */
+async function duplicateKey(options: { db: Kysely<StoreTables>; name: string }): Promise<WardenError> {
+  const active = await options.db
+    .selectFrom("warden_api_keys")
+    .select("id")
+    .where("name", "=", options.name)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst()
+    .catch(() => undefined);
+  return active
+    ? new WardenError({
+        code: "INVALID_INPUT",
+        message: `Invalid API key: key.name: an active key named "${options.name}" already exists (revoke it first, or choose another name)`,
+        details: { fields: ["key.name"] },
+      })
+    : new WardenError({
+        code: "INVALID_INPUT",
+        message: "Invalid API key: key.hash: a key with this hash already exists",
+        details: { fields: ["key.hash"] },
+      });
+}
+
+function toApiKey(r: {
+  id: string;
+  name: string;
+  scopes: string;
+  policies: string | null;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}): ApiKey {
+  const out: ApiKey = {
+    id: r.id,
+    name: r.name,
+    scopes: JSON.parse(r.scopes) as CallerScope[],
+    createdAt: r.created_at,
+  };
+  if (r.policies !== null && r.policies !== undefined) out.policies = JSON.parse(r.policies) as string[];
+  if (r.revoked_at !== null && r.revoked_at !== undefined) out.revokedAt = r.revoked_at;
+  if (r.last_used_at !== null && r.last_used_at !== undefined) out.lastUsedAt = r.last_used_at;
   return out;
 }

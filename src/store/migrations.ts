@@ -8,6 +8,10 @@
  * fills it for existing rows: Store.addDemonstrationOnce looks content up there, while plain
  * addDemonstration still accepts duplicate content (hence not unique).
  *
+ * Version 3 adds `warden_api_keys`: one row per API key ever created, holding the SHA-256 of its secret
+ * (unique), its scopes and policies as JSON text, and revoked_at once revoked (rows are never deleted, so a
+ * revoked key stays on record). A partial unique index makes a name unique among active keys only.
+ *
  * Migrations run under a lock — BEGIN IMMEDIATE on SQLite, a transaction-scoped advisory lock on
  * PostgreSQL — so processes opening the same database at once apply each version exactly once.
  */
@@ -115,6 +119,37 @@ export const MIGRATIONS: readonly Migration[] = [
         if (rows.length < BACKFILL_BATCH) break;
         after = rows[rows.length - 1]?.seq;
       }
+    },
+  },
+  {
+    version: 3,
+    name: "api keys",
+    async up({ db, dialect }) {
+      await db.schema
+        .createTable("warden_api_keys")
+        .ifNotExists()
+        .addColumn("seq", dialect === "sqlite" ? "integer" : "bigint", (c) =>
+          dialect === "sqlite" ? c.primaryKey().autoIncrement() : c.primaryKey().generatedAlwaysAsIdentity(),
+        )
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("hash", "text", (c) => c.notNull().unique())
+        // JSON arrays as text, like meta: read back exactly as written on both backends.
+        .addColumn("scopes", "text", (c) => c.notNull())
+        .addColumn("policies", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("revoked_at", "text")
+        .addColumn("last_used_at", "text")
+        .execute();
+      // Both dialects support partial indexes: a revoked key's name may be given to a new key.
+      await db.schema
+        .createIndex("warden_api_keys_active_name")
+        .ifNotExists()
+        .unique()
+        .on("warden_api_keys")
+        .column("name")
+        .where(sql.ref("revoked_at"), "is", null)
+        .execute();
     },
   },
 ];

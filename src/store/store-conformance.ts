@@ -3,10 +3,11 @@
  * a backend's test file. Each test works under its own random policy names, so backends whose instances
  * share one database (PostgreSQL) can run it without tests seeing each other's rows.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError, type WardenError } from "../core/errors.js";
-import type { NewDemonstration, Store } from "./store.js";
+import { createKeyDirectory, issueApiKey } from "./key-directory.js";
+import type { NewApiKey, NewDemonstration, Store } from "./store.js";
 
 export interface StoreConformanceOptions {
   name: string;
@@ -318,6 +319,122 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
       );
       await rejects(store.listWorkflows({ policy, action: "" }), "action");
       expect(await store.countDemonstrations({ policy })).toBe(0);
+    });
+
+    const keyHash = () => createHash("sha256").update(randomUUID()).digest("hex");
+    const newKey = (name: string, over: Partial<NewApiKey> = {}): NewApiKey => ({
+      name,
+      scopes: ["check"],
+      hash: keyHash(),
+      ...over,
+    });
+
+    it("creates, lists and revokes API keys, never listing hashes", async () => {
+      const one = await create();
+      const two = await create();
+      const a = unique("key-a");
+      const b = unique("key-b");
+      const hashA = keyHash();
+      const created = await one.createApiKey({ key: newKey(a, { hash: hashA, scopes: ["check", "facts"] }) });
+      expect(created).toMatchObject({ name: a, scopes: ["check", "facts"] });
+      expect(created.id).toEqual(expect.any(String));
+      expect(Number.isNaN(Date.parse(created.createdAt))).toBe(false);
+      expect("policies" in created || "revokedAt" in created || "lastUsedAt" in created).toBe(false);
+      const limited = await two.createApiKey({
+        key: newKey(b, {
+          scopes: ["policies:read", "memory:write", "policies:read"],
+          policies: ["p1", "p2"],
+        }),
+      });
+      expect(limited.scopes).toEqual(["policies:read", "memory:write"]);
+      expect(limited.policies).toEqual(["p1", "p2"]);
+
+      const mine = (keys: { name: string }[]) => keys.filter((k) => k.name === a || k.name === b);
+      expect(mine(await two.listApiKeys({}))).toEqual([created, limited]);
+      const text = JSON.stringify(await one.listApiKeys({}));
+      expect(text).not.toContain(hashA);
+      expect(text).not.toContain("hash");
+
+      const found = await two.findApiKeyByHash({ hash: hashA });
+      expect(found).toEqual({ ...created, hash: hashA });
+      expect(await one.findApiKeyByHash({ hash: keyHash() })).toBeUndefined();
+
+      const revoked = await two.revokeApiKey({ name: a });
+      expect(revoked).toMatchObject({ id: created.id, name: a });
+      expect(Number.isNaN(Date.parse(revoked?.revokedAt ?? ""))).toBe(false);
+      expect(await one.revokeApiKey({ name: a })).toBeUndefined();
+      expect(await one.revokeApiKey({ name: unique("missing") })).toBeUndefined();
+      expect(await one.findApiKeyByHash({ hash: hashA })).toBeUndefined();
+      // Revoked keys stay on record; activeOnly leaves them out.
+      expect(mine(await one.listApiKeys({}))).toEqual([revoked, limited]);
+      expect(mine(await one.listApiKeys({ activeOnly: true }))).toEqual([limited]);
+    });
+
+    it("keeps API key names unique among active keys and hashes unique, refusing with INVALID_INPUT", async () => {
+      const store = await create();
+      const other = await create();
+      const name = unique("dup");
+      const first = await store.createApiKey({ key: newKey(name) });
+      await rejects(other.createApiKey({ key: newKey(name) }), "key.name");
+      const hash = keyHash();
+      await store.createApiKey({ key: newKey(unique("h1"), { hash }) });
+      await rejects(store.createApiKey({ key: newKey(unique("h2"), { hash }) }), "key.hash");
+      // A revoked key's name may be reused; the new key is another key.
+      await store.revokeApiKey({ name });
+      const second = await other.createApiKey({ key: newKey(name, { scopes: ["facts"] }) });
+      expect(second.id).not.toBe(first.id);
+      const listed = (await store.listApiKeys({})).filter((k) => k.name === name);
+      expect(listed.map((k) => [k.id, k.revokedAt === undefined])).toEqual([
+        [first.id, false],
+        [second.id, true],
+      ]);
+      await rejects(store.createApiKey({ key: newKey(name) }), "key.name");
+    });
+
+    it("refuses bad API key input naming the field", async () => {
+      const store = await create();
+      const bad = (over: Record<string, unknown>) =>
+        store.createApiKey({ key: { ...newKey(unique("bad")), ...over } as NewApiKey });
+      await rejects(bad({ name: "" }), "key.name");
+      await rejects(bad({ name: "has space" }), "key.name");
+      await rejects(bad({ name: "anonymous" }), "key.name");
+      await rejects(bad({ name: "x".repeat(65) }), "key.name");
+      await rejects(bad({ scopes: [] }), "key.scopes");
+      const unknown = await rejects(bad({ scopes: ["check", "admin"] }), "key.scopes");
+      expect(unknown.message).toContain('"admin"');
+      await rejects(bad({ policies: [] }), "key.policies");
+      await rejects(bad({ policies: [""] }), "key.policies");
+      await rejects(bad({ hash: "secret" }), "key.hash");
+      await rejects(bad({ hash: "A".repeat(64) }), "key.hash");
+      await rejects(store.revokeApiKey({ name: "" }), "name");
+      await rejects(store.findApiKeyByHash({ hash: "nope" }), "hash");
+    });
+
+    it("authenticates issued keys through the key directory until they are revoked", async () => {
+      const store = await create();
+      const server = await create();
+      const directory = createKeyDirectory({ store: server });
+      const name = unique("svc");
+      const { key, token } = await issueApiKey({ store, name, policies: ["eicu-ac"] });
+      expect(token).toMatch(/^wdn_[A-Za-z0-9_-]{43}$/);
+      expect(key).toMatchObject({ name, scopes: ["check"], policies: ["eicu-ac"] });
+      expect(JSON.stringify(await store.listApiKeys({}))).not.toContain(token.slice(4));
+      expect(await directory.hasKeys()).toBe(true);
+      expect(await directory.authenticate({ token })).toEqual({
+        name,
+        scopes: ["check"],
+        policies: ["eicu-ac"],
+      });
+      const used = (await store.listApiKeys({})).find((k) => k.id === key.id);
+      expect(Number.isNaN(Date.parse(used?.lastUsedAt ?? ""))).toBe(false);
+      // A wrong key of the right shape, and malformed ones, are unknown callers.
+      const wrong = `wdn_${token.slice(4, -1)}${token.endsWith("A") ? "B" : "A"}`;
+      for (const t of [wrong, token.slice(4), `${token}x`, token.toUpperCase(), "", `Bearer ${token}`]) {
+        expect(await directory.authenticate({ token: t }), t).toBeUndefined();
+      }
+      await store.revokeApiKey({ name });
+      expect(await directory.authenticate({ token })).toBeUndefined();
+      expect(await directory.hasKeys()).toBe(true);
     });
 
     it("closes idempotently and refuses work after close", async () => {

@@ -5,8 +5,9 @@
  * plans must be JSON values (they are stored as JSON text, byte for byte).
  */
 import { z } from "zod";
+import { CALLER_SCOPES } from "../core/caller.js";
 import { parseWith } from "../core/validate.js";
-import type { NewDemonstration, NewWorkflow } from "./store.js";
+import type { NewApiKey, NewDemonstration, NewWorkflow } from "./store.js";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -43,6 +44,66 @@ export const NewWorkflowSchema = z.object({
   plan: z.json(),
   verdict: z.enum(["allow", "deny", "ask"]),
 });
+
+/** Names that denote callers without a key: a key may not pose as one of them. */
+const RESERVED_CALLER_NAMES = ["anonymous", "library"];
+
+/**
+ * An API key's name: it appears in decisions, logs and the audit trail, so it is a short plain token
+ * (letters, digits, '.', '_', '-') that needs no quoting anywhere.
+ */
+export const ApiKeyNameSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    "use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+  )
+  .refine((s) => !RESERVED_CALLER_NAMES.includes(s.toLowerCase()), {
+    message: `is reserved for callers without a key (${RESERVED_CALLER_NAMES.join(", ")})`,
+  });
+
+export const ApiKeyScopesSchema = z
+  .array(
+    z.enum(CALLER_SCOPES, {
+      error: (issue) =>
+        `unknown scope ${JSON.stringify(issue.input)} (expected one of ${CALLER_SCOPES.join(", ")})`,
+    }),
+  )
+  .min(1, "give at least one scope")
+  .transform((scopes) => [...new Set(scopes)]);
+
+export const ApiKeyPoliciesSchema = z
+  .array(NameSchema)
+  .min(1, "give at least one policy, or leave policies out for every policy")
+  .transform((policies) => [...new Set(policies)]);
+
+/** SHA-256 in lower-case hex, as key-directory.ts computes it. */
+export const ApiKeyHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lower-case hex");
+
+export const NewApiKeySchema = z.object({
+  name: ApiKeyNameSchema,
+  scopes: ApiKeyScopesSchema,
+  policies: ApiKeyPoliciesSchema.optional(),
+  hash: ApiKeyHashSchema,
+});
+
+export function parseNewApiKey(options: { key: unknown }): NewApiKey {
+  return parseWith({ schema: NewApiKeySchema, value: options.key, what: "API key", path: "key" });
+}
+
+/** Validates one argument of an API-key store call. */
+export function parseApiKeyArgument<S extends z.ZodType>(options: {
+  schema: S;
+  value: unknown;
+  field: string;
+}): z.output<S> {
+  return parseWith({
+    schema: options.schema,
+    value: options.value,
+    what: "store argument",
+    path: options.field,
+  });
+}
 
 export function parseNewDemonstration(options: { demonstration: unknown }): NewDemonstration {
   const parsed = parseWith({

@@ -1,8 +1,10 @@
 /**
- * The persistence contract: demonstrations for GuardAgent's memory and shielding workflows for the
- * shield's long-term memory. SQLite (embedded, default) and PostgreSQL (shared) implement it and pass the
- * same conformance suite.
+ * The persistence contract: demonstrations for GuardAgent's memory, shielding workflows for the
+ * shield's long-term memory, and the API keys that tell the HTTP service's callers apart (stored as
+ * hashes; key-directory.ts makes and checks the secrets). SQLite (embedded, default) and PostgreSQL
+ * (shared) implement it and pass the same conformance suite.
  */
+import type { CallerScope } from "../core/caller.js";
 
 export type DemonstrationOrigin = "seed" | "user" | "learned";
 
@@ -47,6 +49,29 @@ export interface Workflow {
 
 export type NewWorkflow = Omit<Workflow, "id" | "createdAt" | "seq"> & { id?: string };
 
+/** An API key as listed: never its secret, never its hash. */
+export interface ApiKey {
+  id: string;
+  /** Unique among active (unrevoked) keys; the caller's name in decisions and logs. */
+  name: string;
+  scopes: CallerScope[];
+  /** Policies the key may use; absent = every loaded policy. */
+  policies?: string[];
+  /** ISO times. */
+  createdAt: string;
+  revokedAt?: string;
+  /** Updated at most about once a minute (see key-directory.ts). */
+  lastUsedAt?: string;
+}
+
+/** What createApiKey stores: the SHA-256 of the secret (64 lower-case hex digits), never the secret. */
+export interface NewApiKey {
+  name: string;
+  scopes: CallerScope[];
+  policies?: string[];
+  hash: string;
+}
+
 export interface Store {
   /** Appends a demonstration; duplicate content is allowed (only a duplicate id is refused). */
   addDemonstration(options: { demonstration: NewDemonstration }): Promise<Demonstration>;
@@ -66,5 +91,21 @@ export interface Store {
   deleteDemonstration(options: { id: string }): Promise<boolean>;
   addWorkflow(options: { workflow: NewWorkflow }): Promise<Workflow>;
   listWorkflows(options: { policy: string; action?: string }): Promise<Workflow[]>;
+  /**
+   * Stores a key. A name already held by an active key, or a hash already stored, is refused with
+   * INVALID_INPUT naming the field (a revoked key's name may be reused).
+   */
+  createApiKey(options: { key: NewApiKey }): Promise<ApiKey>;
+  /**
+   * Keys in creation order, revoked ones included (they stay on record) unless `activeOnly`; hashes are
+   * never listed.
+   */
+  listApiKeys(options: { activeOnly?: boolean }): Promise<ApiKey[]>;
+  /** Revokes the active key of that name; the key revoked, or undefined when no active key has the name. */
+  revokeApiKey(options: { name: string }): Promise<ApiKey | undefined>;
+  /** The active (unrevoked) key with that hash, with its stored hash for a constant-time comparison. */
+  findApiKeyByHash(options: { hash: string }): Promise<(ApiKey & { hash: string }) | undefined>;
+  /** Sets the key's lastUsedAt to now (bookkeeping for `warden keys list`). */
+  markApiKeyUsed(options: { id: string }): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 /** A minimal in-memory Store for the shield's tests (the SQLite store lives in src/store). */
+import { WardenError } from "../../../core/errors.js";
 import { demonstrationContentHash } from "../../../store/content-hash.js";
 import type { Demonstration, NewDemonstration, NewWorkflow, Store, Workflow } from "../../../store/store.js";
 
@@ -54,6 +55,19 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
     async listWorkflows({ policy, action }) {
       return workflows.filter((w) => w.policy === policy && (action === undefined || w.action === action));
     },
+    // The shield keeps no keys: a test reaching these has the wrong store.
+    createApiKey: noKeys,
+    listApiKeys: noKeys,
+    revokeApiKey: noKeys,
+    findApiKeyByHash: noKeys,
+    markApiKeyUsed: noKeys,
     async close() {},
   };
+}
+
+async function noKeys(): Promise<never> {
+  throw new WardenError({
+    code: "UNSUPPORTED",
+    message: "the shield's in-memory test store keeps no API keys",
+  });
 }

@@ -1,0 +1,103 @@
+/**
+ * API keys: making them and telling callers apart by them. A key is `wdn_` + base64url of 32 random bytes;
+ * its plaintext is returned once by issueApiKey and never stored. The store keeps the SHA-256 of the
+ * whole token: with 256 bits of randomness a fast hash cannot be brute-forced, so no slow password hash
+ * or salt is needed. The lookup is by the hash (an index); the hash the store returns is then compared
+ * with the computed one in constant time, so a store that matched loosely (a collation, a prefix) still
+ * cannot let a different key in.
+ *
+ * Nothing is cached but one fact: once `hasKeys` has seen a key it stays true for the life of the
+ * directory. Rows are never deleted (revoking only marks them), so that fact cannot become stale; every
+ * `authenticate` reads the store, so a key revoked by `warden keys revoke` fails on the very next request
+ * of a running server. `hasKeys` counts revoked keys too: revoking the last key must not quietly turn a
+ * keyed service back into an open one.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Caller, CallerScope } from "../core/caller.js";
+import type { ApiKey, Store } from "./store.js";
+import {
+  ApiKeyNameSchema,
+  ApiKeyPoliciesSchema,
+  ApiKeyScopesSchema,
+  parseApiKeyArgument,
+} from "./store-input.js";
+
+export const API_KEY_PREFIX = "wdn_";
+const SECRET_BYTES = 32;
+/** The only shape a token can have: anything else is refused before hashing or reading the store. */
+const TOKEN_PATTERN = /^wdn_[A-Za-z0-9_-]{43}$/;
+/** lastUsedAt is rewritten at most this often per key, so authentication is a read on nearly every request. */
+const LAST_USED_EVERY_MS = 60_000;
+
+export interface KeyDirectory {
+  /** The caller a token belongs to; undefined for a malformed, unknown or revoked token. */
+  authenticate(options: { token: string }): Promise<Caller | undefined>;
+  /** Whether any key was ever created in the store (revoked ones count: see the header). */
+  hasKeys(): Promise<boolean>;
+}
+
+/** SHA-256 (hex) of a token, as the store keeps it. */
+export function hashApiKeyToken(options: { token: string }): string {
+  return createHash("sha256").update(options.token, "utf8").digest("hex");
+}
+
+/**
+ * Makes a key, stores its hash and returns the plaintext token, which exists nowhere else afterwards.
+ * Default scopes: `check` only; policies absent = every policy. Bad input is an INVALID_INPUT naming it.
+ */
+export async function issueApiKey(options: {
+  store: Store;
+  name: string;
+  scopes?: readonly CallerScope[];
+  policies?: readonly string[];
+}): Promise<{ key: ApiKey; token: string }> {
+  const name = parseApiKeyArgument({ schema: ApiKeyNameSchema, value: options.name, field: "name" });
+  const scopes = parseApiKeyArgument({
+    schema: ApiKeyScopesSchema,
+    value: options.scopes ?? ["check"],
+    field: "scopes",
+  });
+  const policies =
+    options.policies === undefined
+      ? undefined
+      : parseApiKeyArgument({ schema: ApiKeyPoliciesSchema, value: options.policies, field: "policies" });
+  const token = `${API_KEY_PREFIX}${randomBytes(SECRET_BYTES).toString("base64url")}`;
+  const key = await options.store.createApiKey({
+    key: { name, scopes, ...(policies ? { policies } : {}), hash: hashApiKeyToken({ token }) },
+  });
+  return { key, token };
+}
+
+export function createKeyDirectory(options: { store: Store }): KeyDirectory {
+  const { store } = options;
+  let seenKeys = false;
+  return {
+    async authenticate({ token }) {
+      if (typeof token !== "string" || !TOKEN_PATTERN.test(token)) return undefined;
+      const hash = hashApiKeyToken({ token });
+      const found = await store.findApiKeyByHash({ hash });
+      if (!found || found.revokedAt !== undefined) return undefined;
+      if (!timingSafeEqual(Buffer.from(found.hash, "utf8"), Buffer.from(hash, "utf8"))) return undefined;
+      seenKeys = true;
+      await recordUse({ store, key: found });
+      const caller: Caller = { name: found.name, scopes: [...found.scopes] };
+      if (found.policies !== undefined) caller.policies = [...found.policies];
+      return caller;
+    },
+    async hasKeys() {
+      if (!seenKeys) seenKeys = (await store.listApiKeys({})).length > 0;
+      return seenKeys;
+    },
+  };
+}
+
+/**
+ * Updates lastUsedAt when it is older than LAST_USED_EVERY_MS. Only bookkeeping: a failed write (a busy
+ * database) must not turn an authenticated request into an error, so it is dropped, and the next request
+ * past the interval tries again.
+ */
+async function recordUse(options: { store: Store; key: ApiKey }): Promise<void> {
+  const last = options.key.lastUsedAt === undefined ? Number.NaN : Date.parse(options.key.lastUsedAt);
+  if (!Number.isNaN(last) && Date.now() - last < LAST_USED_EVERY_MS) return;
+  await options.store.markApiKeyUsed({ id: options.key.id }).catch(() => undefined);
+}
