@@ -457,13 +457,16 @@ function toApiKey(r: {
   revoked_at: string | null;
   last_used_at: string | null;
 }): ApiKey {
+  // Fields in the order a reader expects them in `warden keys list --json`.
   const out: ApiKey = {
     id: r.id,
     name: r.name,
     scopes: JSON.parse(r.scopes) as CallerScope[],
+    ...(r.policies !== null && r.policies !== undefined
+      ? { policies: JSON.parse(r.policies) as string[] }
+      : {}),
     createdAt: r.created_at,
   };
-  if (r.policies !== null && r.policies !== undefined) out.policies = JSON.parse(r.policies) as string[];
   if (r.revoked_at !== null && r.revoked_at !== undefined) out.revokedAt = r.revoked_at;
   if (r.last_used_at !== null && r.last_used_at !== undefined) out.lastUsedAt = r.last_used_at;
   return out;

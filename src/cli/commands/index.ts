@@ -4,6 +4,7 @@ import { registerBenchCommand } from "./bench.js";
 import { registerCheckCommand } from "./check.js";
 import { registerCompileCommand } from "./compile.js";
 import { registerDemoCommand } from "./demo.js";
+import { registerKeysCommand } from "./keys.js";
 import { registerLtlCommand } from "./ltl.js";
 import { registerMcpCommand } from "./mcp.js";
 import { registerPolicyBuildCommand } from "./policy-build.js";
@@ -19,6 +20,7 @@ export function registerCommands(options: { program: Command }): void {
   registerBenchCommand({ program });
   registerLtlCommand({ program });
   registerServeCommand({ program });
+  registerKeysCommand({ program });
   registerMcpCommand({ program });
   const policy = program
     .command("policy")

@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { isWardenError } from "../core/errors.js";
+import { createKeyDirectory, hashApiKeyToken, issueApiKey } from "./key-directory.js";
+import { createSqliteStore } from "./sqlite-store.js";
+import type { Store } from "./store.js";
+
+const dir = mkdtempSync(join(tmpdir(), "warden-key-directory-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("key directory", () => {
+  it("has no keys on a fresh store, and keeps saying it has keys after the last one is revoked", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const directory = createKeyDirectory({ store });
+    expect(await directory.hasKeys()).toBe(false);
+    await issueApiKey({ store, name: "ci" });
+    expect(await directory.hasKeys()).toBe(true);
+    await store.revokeApiKey({ name: "ci" });
+    expect(await directory.hasKeys()).toBe(true);
+    // A directory opened later on the same data agrees: a revoked key stays on record.
+    expect(await createKeyDirectory({ store }).hasKeys()).toBe(true);
+    await store.close();
+  });
+
+  it("sees keys created and revoked by another store instance on the next call (no stale cache)", async () => {
+    const path = join(dir, "shared.db");
+    const admin = await createSqliteStore({ path });
+    const server = await createSqliteStore({ path });
+    const directory = createKeyDirectory({ store: server });
+    expect(await directory.hasKeys()).toBe(false);
+    const { token } = await issueApiKey({
+      store: admin,
+      name: "agent-1",
+      scopes: ["check", "facts"],
+      policies: ["mcp-tools"],
+    });
+    expect(await directory.hasKeys()).toBe(true);
+    expect(await directory.authenticate({ token })).toEqual({
+      name: "agent-1",
+      scopes: ["check", "facts"],
+      policies: ["mcp-tools"],
+    });
+    await admin.revokeApiKey({ name: "agent-1" });
+    expect(await directory.authenticate({ token })).toBeUndefined();
+    // The name is free again; the old token stays dead and the new one works.
+    const again = await issueApiKey({ store: admin, name: "agent-1" });
+    expect(await directory.authenticate({ token })).toBeUndefined();
+    expect(await directory.authenticate({ token: again.token })).toEqual({
+      name: "agent-1",
+      scopes: ["check"],
+    });
+    await Promise.all([admin.close(), server.close()]);
+  });
+
+  it("issues distinct random tokens, stores only their hash, and defaults to the check scope", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const a = await issueApiKey({ store, name: "a" });
+    const b = await issueApiKey({ store, name: "b", scopes: ["policies:read"] });
+    expect(a.token).not.toBe(b.token);
+    expect(a.key.scopes).toEqual(["check"]);
+    expect(b.key.scopes).toEqual(["policies:read"]);
+    expect("policies" in a.key).toBe(false);
+    const found = await store.findApiKeyByHash({ hash: hashApiKeyToken({ token: a.token }) });
+    expect(found?.id).toBe(a.key.id);
+    await store.close();
+  });
+
+  it("refuses bad names, scopes and policies naming the field, and stores nothing", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const cases: [Parameters<typeof issueApiKey>[0], string][] = [
+      [{ store, name: "bad name" }, "name"],
+      [{ store, name: "library" }, "name"],
+      [{ store, name: "k", scopes: ["admin" as "check"] }, "scopes"],
+      [{ store, name: "k", scopes: [] }, "scopes"],
+      [{ store, name: "k", policies: [] }, "policies"],
+    ];
+    for (const [options, field] of cases) {
+      const error = await issueApiKey(options).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isWardenError(error) && error.code === "INVALID_INPUT", field).toBe(true);
+      expect((error as Error).message).toContain(field);
+    }
+    expect(await store.listApiKeys({})).toEqual([]);
+    await store.close();
+  });
+
+  it("records the last use at most about once a minute, and a failed record does not refuse the caller", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const { token, key } = await issueApiKey({ store, name: "k" });
+    let marks = 0;
+    let failMarks = false;
+    const counting: Store = Object.create(store);
+    counting.markApiKeyUsed = async (options) => {
+      marks += 1;
+      if (failMarks) throw new Error("database is locked");
+      return store.markApiKeyUsed(options);
+    };
+    const directory = createKeyDirectory({ store: counting });
+    await directory.authenticate({ token });
+    await directory.authenticate({ token });
+    expect(marks).toBe(1);
+    expect((await store.listApiKeys({}))[0]?.lastUsedAt).toEqual(expect.any(String));
+
+    const other = await issueApiKey({ store, name: "other" });
+    failMarks = true;
+    expect(await directory.authenticate({ token: other.token })).toEqual({
+      name: "other",
+      scopes: ["check"],
+    });
+    expect(marks).toBe(2);
+    expect((await store.listApiKeys({})).find((k) => k.id === key.id)?.lastUsedAt).toBeDefined();
+    await store.close();
+  });
+
+  it("fails with STORE_ERROR (never an unknown caller or a pass) when the store cannot be read", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const { token } = await issueApiKey({ store, name: "k" });
+    const directory = createKeyDirectory({ store });
+    await store.close();
+    for (const call of [() => directory.authenticate({ token }), () => directory.hasKeys()]) {
+      const error = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isWardenError(error) && error.code === "STORE_ERROR").toBe(true);
+    }
+  });
+
+  it("refuses malformed tokens without reading the store", async () => {
+    const store = await createSqliteStore({ path: ":memory:" });
+    const counting: Store = Object.create(store);
+    let reads = 0;
+    counting.findApiKeyByHash = async (options) => {
+      reads += 1;
+      return store.findApiKeyByHash(options);
+    };
+    const directory = createKeyDirectory({ store: counting });
+    for (const token of [
+      "",
+      "wdn_",
+      "wdn_short",
+      `wdn_${"A".repeat(44)}`,
+      `xyz_${"A".repeat(43)}`,
+      "wdn_ÄÄ",
+    ]) {
+      expect(await directory.authenticate({ token })).toBeUndefined();
+    }
+    expect(await directory.authenticate({ token: 42 as unknown as string })).toBeUndefined();
+    expect(reads).toBe(0);
+    expect(await directory.authenticate({ token: `wdn_${"A".repeat(43)}` })).toBeUndefined();
+    expect(reads).toBe(1);
+    await store.close();
+  });
+});
