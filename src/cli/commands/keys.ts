@@ -33,7 +33,10 @@ function splitList(value: string): string[] {
 }
 
 /** Opens the key store, runs `use`, and closes it whatever happens. */
-async function withKeyStore<T>(options: { store?: string; use: (store: Store) => Promise<T> }): Promise<T> {
+async function withKeyStore<T>(options: {
+  store?: string;
+  use: (store: Store, path: string) => Promise<T>;
+}): Promise<T> {
   const path = options.store ?? defaultStorePath();
   if (path === ":memory:") {
     throw new WardenError({
@@ -45,7 +48,7 @@ async function withKeyStore<T>(options: { store?: string; use: (store: Store) =>
   }
   const store = await openStore({ path });
   try {
-    return await options.use(store);
+    return await options.use(store, path);
   } finally {
     await store.close();
   }
@@ -117,19 +120,21 @@ export function registerKeysCommand(options: { program: Command }): void {
           },
           what: "keys create options",
         });
-        const { key, token } = await withKeyStore({
+        const { key, token, path } = await withKeyStore({
           ...(opts.store === undefined ? {} : { store: opts.store }),
-          use: (store) =>
-            issueApiKey({
+          use: async (store, path) => ({
+            ...(await issueApiKey({
               store,
               name: parsed["--name"],
               scopes: parsed["--scopes"],
               ...(parsed["--policies"] ? { policies: parsed["--policies"] } : {}),
-            }),
+            })),
+            path,
+          }),
         });
         process.stdout.write(opts.json ? `${JSON.stringify({ key, token }, null, 2)}\n` : `${token}\n`);
         process.stderr.write(
-          `warden: created key '${key.name}' (${describeKey(key)}). It will not be shown again: store it now.\n`,
+          `warden: created key '${key.name}' (${describeKey(key)}) in ${path}. It will not be shown again: store it now.\n`,
         );
       },
     );
