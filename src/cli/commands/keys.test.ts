@@ -184,5 +184,8 @@ describe("warden keys (in process)", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^warden: STORE_ERROR: /);
     expect(r.stderr).not.toContain("    at ");
+    const underAFile = await wardenHere(["keys", "list", "--store", join(notADatabase, "w.db")]);
+    expect(underAFile.code).toBe(2);
+    expect(underAFile.stderr).toMatch(/^warden: STORE_ERROR: cannot open the key store /);
   }, 60_000);
 });

@@ -8,7 +8,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { CALLER_SCOPES } from "../../core/caller.js";
-import { WardenError } from "../../core/errors.js";
+import { toWardenError, WardenError } from "../../core/errors.js";
 import { parseWith } from "../../core/validate.js";
 import { defaultStorePath, openStore } from "../../runtime/default-store.js";
 import { issueApiKey } from "../../store/key-directory.js";
@@ -46,7 +46,10 @@ async function withKeyStore<T>(options: {
       details: { fields: ["store"] },
     });
   }
-  const store = await openStore({ path });
+  // openStore may fail before SQLite does (creating the parent folder): still a store error, not a crash.
+  const store = await openStore({ path }).catch((error: unknown) => {
+    throw toWardenError({ error, code: "STORE_ERROR", message: `cannot open the key store ${path}` });
+  });
   try {
     return await options.use(store, path);
   } finally {
