@@ -6,6 +6,7 @@
  * still doing, so a hung engine or a long chain of debugging rounds cannot hold a request open.
  */
 import { z } from "zod";
+import type { Caller, CheckTrust } from "../core/caller.js";
 import type { Decision } from "../core/decision.js";
 import { toWardenError, WardenError } from "../core/errors.js";
 import { isCompiled, type Policy } from "../core/policy.js";
@@ -57,6 +58,10 @@ export interface GuardService {
     subject: Subject;
     engine?: EngineName;
     signal?: AbortSignal;
+    /** Who asked (the HTTP face's authenticated key); absent for in-process callers. */
+    caller?: Caller;
+    /** What this check takes on trust from its caller (default: nothing). */
+    trust?: CheckTrust;
   }): Promise<Decision>;
   stats(): CheckStatsSnapshot;
   close(): Promise<void>;

@@ -4,6 +4,7 @@ import type { Decision } from "../core/decision.js";
 import { loadPolicy } from "../policies/load-policy.js";
 import { createEnginePool } from "../runtime/engine-pool.js";
 import { createGuardService, type GuardService } from "../runtime/guard-service.js";
+import { openAuthenticator } from "./authenticator.js";
 import { createWardenApp } from "./create-warden-app.js";
 import type { ErrorBody } from "./http-status.js";
 
@@ -124,7 +125,7 @@ describe("createWardenApp", () => {
     expect(body.error.details).toMatchObject({ reason: "body-too-large", limitBytes: 64 * 1024 });
   });
 
-  it("lists policies with versions, compiled flags and rule counts, and serves each artifact", async () => {
+  it("lists policies with versions, compiled flags and rule counts, and serves whole ones only when exposed", async () => {
     const list = (await (await app.request("/v1/policies")).json()) as {
       policies: {
         name: string;
@@ -136,13 +137,24 @@ describe("createWardenApp", () => {
     const mcp = list.policies.find((p) => p.name === "mcp-tools");
     expect(mcp).toMatchObject({ version: "1.0.0", compiled: true, rules: { tool: 12, total: 12 } });
     expect(list.policies.map((p) => p.name).sort()).toEqual(["eicu-ac", "mcp-tools"]);
-    const one = await app.request("/v1/policies/mcp-tools");
+    const hidden = await app.request("/v1/policies/mcp-tools");
+    expect(hidden.status).toBe(403);
+    expect(((await hidden.json()) as ErrorBody).error.details).toMatchObject({
+      reason: "forbidden",
+      scope: "policies:read",
+    });
+    const exposed = createWardenApp({
+      service,
+      logger: false,
+      authenticator: openAuthenticator({ exposePolicies: true }),
+    });
+    const one = await exposed.request("/v1/policies/mcp-tools");
     expect(one.status).toBe(200);
     const policy = (await one.json()) as { name: string; rules: { toolRules: unknown[] }; requests: string };
     expect(policy.name).toBe("mcp-tools");
     expect(policy.rules.toolRules).toHaveLength(12);
     expect(policy.requests.length).toBeGreaterThan(0);
-    const none = await app.request("/v1/policies/nope");
+    const none = await exposed.request("/v1/policies/nope");
     expect(none.status).toBe(404);
   });
 

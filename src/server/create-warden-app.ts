@@ -1,19 +1,35 @@
 /**
  * Warden's HTTP API as a Hono app, over a GuardService (preloaded policies + engines):
  *   POST /v1/check            { policy, subject, engine? } -> 200 Decision (a deny is 200 with allowed:false)
- *   GET  /v1/policies         names, versions, whether compiled, rule counts
- *   GET  /v1/policies/:name   the policy artifact
+ *   GET  /v1/policies         names, versions, whether compiled, rule counts (the caller's policies)
+ *   GET  /v1/policies/:name   the whole policy, to callers with the scope policies:read only
  *   GET  /v1/stats            checks served by verdict, policy and engine; errors; model calls
- *   GET  /healthz             liveness
- * Errors are `{ error: { code, message, details? } }` with the status chosen in ./http-status.ts.
+ *   GET  /healthz             liveness (no key needed)
+ * Every request first passes the browser defences: its Host must name this service (./host-allow-list.ts),
+ * a foreign page's request is refused and CORS stays closed unless configured (./browser-guard.ts). Then
+ * the caller is authenticated (./authenticator.ts) and a POST body must be JSON, at most `maxBodyBytes`
+ * long and `maxJsonDepth` deep. Errors are `{ error: { code, message, details? } }` with the status chosen
+ * in ./http-status.ts.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { type Caller, trustOf } from "../core/caller.js";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
 import type { GuardService } from "../runtime/guard-service.js";
+import {
+  type Authenticator,
+  mayUsePolicy,
+  openAuthenticator,
+  requirePolicy,
+  requireScope,
+  unauthorizedError,
+} from "./authenticator.js";
+import { assertJsonContentType, assertSameSiteOrAllowed, corsFor, corsOriginsFrom } from "./browser-guard.js";
 import { CheckRequestSchema } from "./check-request.js";
+import { allowedHostsFor, assertHostAllowed } from "./host-allow-list.js";
 import { httpErrorFor } from "./http-status.js";
+import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
 import { createServerLogger, type Logger, type RequestLogVariables, requestLog } from "./request-log.js";
 
 /** Default request size limit: 1 MiB holds the longest agent logs of the benchmarks many times over. */
@@ -24,26 +40,26 @@ export interface WardenAppOptions {
   /** pino logger for the request lines (default: JSON on stderr); false for none. */
   logger?: Logger | false;
   maxBodyBytes?: number;
+  /** Deepest nesting accepted in a request body (default DEFAULT_MAX_JSON_DEPTH, 64). */
+  maxJsonDepth?: number;
+  /** The address the server is bound to; answered as a Host when it is a specific one. */
+  boundHost?: string;
+  /** Host names answered besides the loopback names and `boundHost`; "*" answers any Host. */
+  allowedHosts?: readonly string[];
+  /** Origins whose pages may call the service (CORS); none by default. */
+  corsOrigins?: readonly string[];
+  /** Who is calling (default: no keys, everyone is anonymous with the scope check). */
+  authenticator?: Authenticator;
 }
 
-export function createWardenApp(options: WardenAppOptions): Hono<{ Variables: RequestLogVariables }> {
-  const { service } = options;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+type AppEnv = { Variables: RequestLogVariables & { caller: Caller } };
+
+export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
   const logger = options.logger === false ? undefined : (options.logger ?? createServerLogger());
-  const app = new Hono<{ Variables: RequestLogVariables }>();
+  const app = new Hono<AppEnv>();
 
   if (logger) app.use("*", requestLog({ logger }));
-
-  app.onError((error, c) => {
-    const { status, body } = httpErrorFor({ error });
-    c.set("errorCode", body.error.code);
-    if (status >= 500 && logger) {
-      // The client gets the code only; the operator gets what happened.
-      logger.error({ err: error, path: c.req.path }, "request failed");
-    }
-    return c.json(body, status as 500);
-  });
-
+  app.onError((error, c) => answerError({ error, c, logger }));
   app.notFound((c) => {
     throw new WardenError({
       code: "INVALID_INPUT",
@@ -51,6 +67,65 @@ export function createWardenApp(options: WardenAppOptions): Hono<{ Variables: Re
       details: { reason: "route-not-found" },
     });
   });
+
+  useDefences({ app, options });
+  useRoutes({ app, options });
+  return app;
+}
+
+function answerError(options: { error: unknown; c: Context<AppEnv>; logger: Logger | undefined }): Response {
+  const { c, logger, error } = options;
+  const { status, body } = httpErrorFor({ error });
+  c.set("errorCode", body.error.code);
+  if (status >= 500 && logger) {
+    // The client gets the code only; the operator gets what happened.
+    logger.error({ err: error, path: c.req.path }, "request failed");
+  }
+  if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="warden"');
+  return c.json(body, status as 500);
+}
+
+/** Host, origin, CORS, caller and content type, in that order, before any route runs. */
+function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }): void {
+  const { app } = options;
+  const allowedHosts = allowedHostsFor({
+    ...(options.options.boundHost !== undefined ? { boundHost: options.options.boundHost } : {}),
+    ...(options.options.allowedHosts ? { extra: options.options.allowedHosts } : {}),
+  });
+  const corsOrigins = corsOriginsFrom({ origins: options.options.corsOrigins ?? [] });
+  const authenticator = options.options.authenticator ?? openAuthenticator();
+
+  app.use("*", async (c, next) => {
+    // The URL's host differs from the Host header only for an absolute-form target; both must name us.
+    const header = c.req.header("host");
+    const urlHost = new URL(c.req.url).host;
+    assertHostAllowed({ allowed: allowedHosts, hosts: header === undefined ? [urlHost] : [header, urlHost] });
+    assertSameSiteOrAllowed({
+      origin: c.req.header("origin"),
+      fetchSite: c.req.header("sec-fetch-site"),
+      allowed: corsOrigins,
+    });
+    await next();
+  });
+  app.use("*", corsFor({ allowed: corsOrigins }));
+  app.use("*", async (c, next) => {
+    if (c.req.path !== "/healthz") {
+      const authorization = c.req.header("authorization");
+      const caller = await authenticator.authenticate(authorization !== undefined ? { authorization } : {});
+      if (caller === "unauthorized") throw unauthorizedError();
+      c.set("caller", caller);
+      c.set("callerName", caller.name);
+    }
+    if (c.req.method === "POST") assertJsonContentType({ contentType: c.req.header("content-type") });
+    await next();
+  });
+}
+
+function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): void {
+  const { app } = options;
+  const { service } = options.options;
+  const maxBodyBytes = options.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxJsonDepth = options.options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
 
   app.get("/healthz", (c) =>
     c.json({
@@ -61,48 +136,71 @@ export function createWardenApp(options: WardenAppOptions): Hono<{ Variables: Re
     }),
   );
 
-  app.get("/v1/policies", (c) => c.json({ policies: service.listPolicies() }));
+  app.get("/v1/policies", (c) => {
+    const caller = c.get("caller");
+    requireScope({ caller, scopes: ["check", "policies:read"], what: "GET /v1/policies" });
+    const policies = service.listPolicies().filter((p) => mayUsePolicy({ caller, policy: p.name }));
+    return c.json({ policies });
+  });
 
-  app.get("/v1/policies/:name", (c) => c.json(service.getPolicy({ name: c.req.param("name") })));
+  app.get("/v1/policies/:name", (c) => {
+    const caller = c.get("caller");
+    const name = c.req.param("name");
+    requireScope({ caller, scopes: ["policies:read"], what: "GET /v1/policies/:name (a whole policy)" });
+    requirePolicy({ caller, policy: name });
+    return c.json(service.getPolicy({ name }));
+  });
 
   app.get("/v1/stats", (c) => c.json(service.stats()));
 
-  app.post(
-    "/v1/check",
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: () => {
-        throw new WardenError({
-          code: "INVALID_INPUT",
-          message: `the request body is larger than the limit of ${maxBodyBytes} bytes`,
-          details: { reason: "body-too-large", limitBytes: maxBodyBytes },
-        });
-      },
-    }),
-    async (c) => {
-      let raw: unknown;
-      try {
-        raw = await c.req.json();
-      } catch (error) {
-        throw new WardenError({
-          code: "INVALID_INPUT",
-          message: `the request body is not valid JSON: ${(error as Error).message}`,
-          details: { fields: ["(body)"] },
-        });
-      }
-      const request = parseWith({ schema: CheckRequestSchema, value: raw, what: "request body" });
-      c.set("policy", request.policy);
-      const decision = await service.check({
-        policy: request.policy,
-        subject: request.subject,
-        ...(request.engine ? { engine: request.engine } : {}),
-        signal: c.req.raw.signal,
-      });
-      c.set("verdict", decision.verdict);
-      c.set("engine", decision.engine);
-      return c.json(decision);
-    },
-  );
+  app.post("/v1/check", bodyLimitOf({ maxBodyBytes }), async (c) => {
+    const caller = c.get("caller");
+    requireScope({ caller, scopes: ["check"], what: "POST /v1/check" });
+    const raw = await readJsonBody({ c, maxJsonDepth });
+    const request = parseWith({ schema: CheckRequestSchema, value: raw, what: "request body" });
+    requirePolicy({ caller, policy: request.policy });
+    c.set("policy", request.policy);
+    const decision = await service.check({
+      policy: request.policy,
+      subject: request.subject,
+      ...(request.engine ? { engine: request.engine } : {}),
+      signal: c.req.raw.signal,
+      caller,
+      trust: trustOf({ caller }),
+    });
+    c.set("verdict", decision.verdict);
+    c.set("engine", decision.engine);
+    return c.json(decision);
+  });
+}
 
-  return app;
+function bodyLimitOf(options: { maxBodyBytes: number }) {
+  const { maxBodyBytes } = options;
+  return bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: () => {
+      throw new WardenError({
+        code: "INVALID_INPUT",
+        message: `the request body is larger than the limit of ${maxBodyBytes} bytes`,
+        details: { reason: "body-too-large", limitBytes: maxBodyBytes },
+      });
+    },
+  });
+}
+
+/** The body parsed as JSON and no deeper than the limit, or a 400 naming what is wrong. */
+async function readJsonBody(options: { c: Context<AppEnv>; maxJsonDepth: number }): Promise<unknown> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await options.c.req.text());
+  } catch (error) {
+    if (error instanceof WardenError) throw error;
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message: `the request body is not valid JSON: ${(error as Error).message}`,
+      details: { fields: ["(body)"] },
+    });
+  }
+  assertJsonDepth({ value: raw, maxDepth: options.maxJsonDepth, what: "the request body" });
+  return raw;
 }

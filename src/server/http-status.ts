@@ -23,10 +23,21 @@
  *   everything else        500
  *
  * Conditions of the HTTP layer itself carry INVALID_INPUT with a `details.reason` that picks the status:
- * "body-too-large" 413, "route-not-found" 404.
+ *
+ *   unauthorized           401  no API key, or one that is unknown or revoked (with WWW-Authenticate: Bearer)
+ *   forbidden              403  the key lacks the scope, or may not use the policy, that the request needs
+ *   host-not-allowed       403  the Host header does not name this service (DNS rebinding); 403 rather than
+ *                               421 so that no client retries it elsewhere
+ *   origin-not-allowed     403  a browser sent it for a page of an origin not allowed with --cors-origin
+ *   route-not-found        404
+ *   body-too-large         413
+ *   unsupported-media-type 415  a POST body not declared Content-Type: application/json
+ *   too-deep               400  a body value nested deeper than the limit (the default status, named here
+ *                               because a RangeError, a stack or string overflow past the boundary, is
+ *                               answered the same way instead of 500)
  */
 import type { ErrorCode } from "../core/errors.js";
-import { isWardenError } from "../core/errors.js";
+import { isWardenError, WardenError } from "../core/errors.js";
 
 export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_INPUT: 400,
@@ -55,8 +66,14 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 
 /** `details.reason` values the HTTP layer sets on its own INVALID_INPUT errors. */
 export const HTTP_REASON_STATUS = {
-  "body-too-large": 413,
+  unauthorized: 401,
+  forbidden: 403,
+  "host-not-allowed": 403,
+  "origin-not-allowed": 403,
   "route-not-found": 404,
+  "body-too-large": 413,
+  "unsupported-media-type": 415,
+  "too-deep": 400,
 } as const;
 export type HttpReason = keyof typeof HTTP_REASON_STATUS;
 
@@ -67,6 +84,7 @@ export interface ErrorBody {
 /** The status and body the server answers for anything thrown while handling a request. */
 export function httpErrorFor(options: { error: unknown }): { status: number; body: ErrorBody } {
   const { error } = options;
+  if (isOverflow({ error })) return httpErrorFor({ error: tooDeepOrLarge() });
   if (!isWardenError(error)) {
     return { status: 500, body: { error: { code: "INTERNAL", message: "internal error" } } };
   }
@@ -82,4 +100,23 @@ export function httpErrorFor(options: { error: unknown }): { status: number; bod
     status,
     body: { error: { code: error.code, message, ...(details !== undefined ? { details } : {}) } },
   };
+}
+
+/** A RangeError, thrown as is or wrapped as an INTERNAL WardenError. */
+function isOverflow(options: { error: unknown }): boolean {
+  const { error } = options;
+  if (error instanceof RangeError) return true;
+  return isWardenError(error) && error.code === "INTERNAL" && error.cause instanceof RangeError;
+}
+
+/**
+ * A RangeError is a value the code past the boundary could not hold (call stack or string length
+ * exceeded): the request's doing, so a 400 that says so rather than a 500.
+ */
+function tooDeepOrLarge(): WardenError {
+  return new WardenError({
+    code: "INVALID_INPUT",
+    message: "the request holds a value too deeply nested or too large to check; flatten or shorten it",
+    details: { reason: "too-deep", fields: ["(body)"] },
+  });
 }

@@ -13,6 +13,8 @@ export interface RequestLogVariables {
   policy?: string;
   engine?: string;
   errorCode?: string;
+  /** The authenticated caller's name. */
+  callerName?: string;
 }
 
 /** The server's default logger: JSON lines on stderr. */
@@ -40,6 +42,7 @@ export function requestLog(options: {
       ...(c.get("policy") ? { policy: c.get("policy") } : {}),
       ...(c.get("engine") ? { engine: c.get("engine") } : {}),
       ...(c.get("errorCode") ? { code: c.get("errorCode") } : {}),
+      ...(c.get("callerName") ? { caller: c.get("callerName") } : {}),
     };
     if (status >= 500) logger.error(fields, "request");
     else logger.info(fields, "request");

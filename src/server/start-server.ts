@@ -1,15 +1,19 @@
 /**
  * Starts Warden's HTTP API on a port: assembles the guard from configuration (policies, engine, model,
- * store), listens on 127.0.0.1 unless told otherwise, and returns the URL and a `close` that stops
- * listening, ends open connections after a grace period and releases engines, model and store.
+ * store), listens on 127.0.0.1 unless told otherwise with the connection limits of ./socket-limits.ts,
+ * and returns the URL and a `close` that stops listening, ends open connections after a grace period and
+ * releases engines, model and store.
  */
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { ModelClient } from "../llm/model.js";
 import type { GuardService } from "../runtime/guard-service.js";
 import { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
+import { type Authenticator, type KeyDirectory, keyAuthenticator, openAuthenticator } from "./authenticator.js";
 import { createWardenApp } from "./create-warden-app.js";
 import { createServerLogger, type Logger } from "./request-log.js";
+import { applySocketLimits, type SocketLimitsInput, serverOptionsFor, socketLimitsFrom } from "./socket-limits.js";
 
 export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"> {
   /** Port to listen on; 0 picks a free one (default 8787). */
@@ -24,6 +28,20 @@ export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"
   cwd?: string;
   logger?: Logger | false;
   maxBodyBytes?: number;
+  /** Deepest nesting accepted in a request body (default 64). */
+  maxJsonDepth?: number;
+  /** Host names answered besides loopback names and the bound address; "*" answers any Host. */
+  allowedHosts?: readonly string[];
+  /** Origins whose web pages may call the service (CORS); none by default. */
+  corsOrigins?: readonly string[];
+  /** API keys: once the directory holds one, every route but /healthz needs a key. */
+  keys?: KeyDirectory;
+  /** Overrides `keys` (tests, embedding). */
+  authenticator?: Authenticator;
+  /** Serve whole policies (GET /v1/policies/:name) to anonymous callers while there are no keys. */
+  exposePolicies?: boolean;
+  /** Header, request and idle timeouts and the connection cap. */
+  connectionLimits?: SocketLimitsInput;
   /** How long `close` waits for requests in flight before cutting their connections (default 5000 ms). */
   closeGraceMs?: number;
 }
@@ -45,25 +63,46 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     policyRefs,
     logger,
     maxBodyBytes,
+    maxJsonDepth,
+    allowedHosts,
+    corsOrigins,
+    keys,
+    authenticator,
+    exposePolicies,
+    connectionLimits,
     closeGraceMs,
     ...guard
   } = options;
   const log = logger === false ? undefined : (logger ?? createServerLogger());
+  const limits = socketLimitsFrom({ ...(connectionLimits ? { limits: connectionLimits } : {}) });
   const service = await openGuardService({ ...guard, policies: policyRefs ?? [] });
-  const app = createWardenApp({
-    service,
-    logger: log ?? false,
-    ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
-  });
+  let app: ReturnType<typeof createWardenApp>;
+  try {
+    app = createWardenApp({
+      service,
+      logger: log ?? false,
+      boundHost: host,
+      authenticator: authenticator ?? authenticatorFor({ keys, exposePolicies }),
+      ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+      ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
+      ...(allowedHosts ? { allowedHosts } : {}),
+      ...(corsOrigins ? { corsOrigins } : {}),
+    });
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
   let server: ReturnType<typeof serve>;
   let address: AddressInfo;
   try {
     ({ server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
       (resolve, reject) => {
-        const s = serve({ fetch: app.fetch, port, hostname: host }, (info) =>
-          resolve({ server: s, address: info }),
+        const s = serve(
+          { fetch: app.fetch, port, hostname: host, serverOptions: serverOptionsFor({ limits }) },
+          (info) => resolve({ server: s, address: info }),
         );
         s.once("error", reject);
+        applySocketLimits({ server: s as Server, limits });
       },
     ));
   } catch (error) {
@@ -72,8 +111,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   }
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
-  if (!LOOPBACK.has(host)) {
-    log?.warn({ host }, "listening beyond this machine: anyone who can reach it can ask for checks");
+  if (!LOOPBACK.has(host) && !keys && !authenticator) {
+    log?.warn({ host }, "listening beyond this machine without API keys: anyone who can reach it can ask for checks");
   }
   log?.info(
     { url, policies: service.listPolicies().map((p) => p.name), engine: service.defaultEngine },
@@ -103,4 +142,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       return closing;
     },
   };
+}
+
+function authenticatorFor(options: { keys: KeyDirectory | undefined; exposePolicies: boolean | undefined }) {
+  const exposePolicies = options.exposePolicies ?? false;
+  return options.keys
+    ? keyAuthenticator({ directory: options.keys, exposePolicies })
+    : openAuthenticator({ exposePolicies });
 }
