@@ -61,7 +61,11 @@ export function keyAuthenticator(options: {
 }
 
 /** Throws INVALID_INPUT with reason "forbidden" (403) unless the caller holds one of `scopes`. */
-export function requireScope(options: { caller: Caller; scopes: readonly CallerScope[]; what: string }): void {
+export function requireScope(options: {
+  caller: Caller;
+  scopes: readonly CallerScope[];
+  what: string;
+}): void {
   const { caller, scopes } = options;
   if (scopes.some((scope) => caller.scopes.includes(scope))) return;
   const needed = scopes.join(" or ");
@@ -92,7 +96,8 @@ export function mayUsePolicy(options: { caller: Caller; policy: string }): boole
 export function unauthorizedError(): WardenError {
   return new WardenError({
     code: "INVALID_INPUT",
-    message: "this service needs an API key: send Authorization: Bearer <key> (create one with warden keys create)",
+    message:
+      "this service needs an API key: send Authorization: Bearer <key> (create one with warden keys create)",
     details: { reason: "unauthorized", fields: ["Authorization"] },
   });
 }

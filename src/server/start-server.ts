@@ -10,10 +10,20 @@ import { serve } from "@hono/node-server";
 import type { ModelClient } from "../llm/model.js";
 import type { GuardService } from "../runtime/guard-service.js";
 import { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
-import { type Authenticator, type KeyDirectory, keyAuthenticator, openAuthenticator } from "./authenticator.js";
+import {
+  type Authenticator,
+  type KeyDirectory,
+  keyAuthenticator,
+  openAuthenticator,
+} from "./authenticator.js";
 import { createWardenApp } from "./create-warden-app.js";
 import { createServerLogger, type Logger } from "./request-log.js";
-import { applySocketLimits, type SocketLimitsInput, serverOptionsFor, socketLimitsFrom } from "./socket-limits.js";
+import {
+  applySocketLimits,
+  type SocketLimitsInput,
+  serverOptionsFor,
+  socketLimitsFrom,
+} from "./socket-limits.js";
 
 export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"> {
   /** Port to listen on; 0 picks a free one (default 8787). */
@@ -112,7 +122,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
   if (!LOOPBACK.has(host) && !keys && !authenticator) {
-    log?.warn({ host }, "listening beyond this machine without API keys: anyone who can reach it can ask for checks");
+    log?.warn(
+      { host },
+      "listening beyond this machine without API keys: anyone who can reach it can ask for checks",
+    );
   }
   log?.info(
     { url, policies: service.listPolicies().map((p) => p.name), engine: service.defaultEngine },
