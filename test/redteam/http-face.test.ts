@@ -176,7 +176,7 @@ describe("red team: requests a web page can send without a preflight", () => {
 
   it("refuses any request a browser sends for a foreign page (Origin, or Sec-Fetch-Site), with no CORS header", async () => {
     const { port } = await start();
-    const foreign = [
+    const foreign: Record<string, string>[] = [
       { origin: "https://evil.example" },
       { origin: "null" },
       { origin: `http://127.0.0.1:${port + 1}` },

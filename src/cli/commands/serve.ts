@@ -1,4 +1,8 @@
-/** `warden serve`: Warden's HTTP API (see src/server) on 127.0.0.1:8787 until SIGINT/SIGTERM. */
+/**
+ * `warden serve`: Warden's HTTP API (see src/server) on 127.0.0.1:8787 until SIGINT/SIGTERM. The browser
+ * defences (Host allow-list, closed CORS, JSON-only POSTs) and connection limits are on by default; the
+ * options here only widen them, each by a name the operator writes down.
+ */
 import type { Command } from "commander";
 import { z } from "zod";
 import { parseWith } from "../../core/validate.js";
@@ -12,10 +16,19 @@ import {
   untilStopped,
 } from "../guard-options.js";
 
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+// Digits only: Number("") is 0 and Number("1e3") is 1000; a limit is written as a whole number.
+const WholeNumber = z.string().regex(/^\d+$/, "a whole number").transform(Number);
+
 const ServeOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(8787),
   host: z.string().min(1).default("127.0.0.1"),
   maxBodyBytes: z.coerce.number().int().positive().optional(),
+  maxJsonDepth: WholeNumber.pipe(z.number().int().min(2).max(1000)).optional(),
+  maxConnections: WholeNumber.pipe(z.number().int().positive()).optional(),
+  allowedHost: z.array(z.string().min(1)).optional(),
+  corsOrigin: z.array(z.string().min(1)).optional(),
+  exposePolicies: z.boolean().default(false),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -31,11 +44,37 @@ export function registerServeCommand(options: { program: Command }): void {
       "127.0.0.1",
     )
     .option("--max-body-bytes <n>", "largest request body accepted (default 1 MiB)")
+    .option("--max-json-depth <n>", "deepest nesting accepted in a request body (default 64)")
+    .option("--max-connections <n>", "open connections at most; more are closed on arrival (default 256)")
+    .option(
+      "--allowed-host <name>",
+      "a Host name to answer besides localhost, 127.0.0.1, [::1] and the bound address (a DNS name behind a proxy); repeatable; * answers any",
+      collect,
+    )
+    .option(
+      "--cors-origin <origin>",
+      "let web pages of this origin (e.g. https://console.example.com) call the service; repeatable (default: none)",
+      collect,
+    )
+    .option(
+      "--expose-policies",
+      "serve whole policies (GET /v1/policies/:name) to callers without an API key",
+    )
     .option("--log-level <level>", "fatal | error | warn | info | debug | trace | silent", "info")
     .action(async (raw: Record<string, unknown>) => {
       const o = parseWith({
         schema: ServeOptionsSchema,
-        value: { port: raw.port, host: raw.host, maxBodyBytes: raw.maxBodyBytes, logLevel: raw.logLevel },
+        value: {
+          port: raw.port,
+          host: raw.host,
+          maxBodyBytes: raw.maxBodyBytes,
+          maxJsonDepth: raw.maxJsonDepth,
+          maxConnections: raw.maxConnections,
+          allowedHost: raw.allowedHost,
+          corsOrigin: raw.corsOrigin,
+          exposePolicies: raw.exposePolicies ?? false,
+          logLevel: raw.logLevel,
+        },
         what: "serve options",
       });
       const checkTimeout = checkTimeoutFrom({ raw });
@@ -49,6 +88,11 @@ export function registerServeCommand(options: { program: Command }): void {
         host: o.host,
         logger,
         ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: o.maxBodyBytes } : {}),
+        ...(o.maxJsonDepth !== undefined ? { maxJsonDepth: o.maxJsonDepth } : {}),
+        ...(o.maxConnections !== undefined ? { connectionLimits: { maxConnections: o.maxConnections } } : {}),
+        ...(o.allowedHost ? { allowedHosts: o.allowedHost } : {}),
+        ...(o.corsOrigin ? { corsOrigins: o.corsOrigin } : {}),
+        exposePolicies: o.exposePolicies,
       });
       process.stderr.write(`warden: serving ${server.url} (Ctrl-C to stop)\n`);
       const reason = await untilStopped();
