@@ -188,19 +188,17 @@ function bodyLimitOf(options: { maxBodyBytes: number }) {
   });
 }
 
-/** The body parsed as JSON and no deeper than the limit, or a 400 naming what is wrong. */
+/** The body, no deeper than the limit (measured before parsing), parsed as JSON; or a 400 naming what is wrong. */
 async function readJsonBody(options: { c: Context<AppEnv>; maxJsonDepth: number }): Promise<unknown> {
-  let raw: unknown;
+  const text = await options.c.req.text();
+  assertJsonDepth({ text, maxDepth: options.maxJsonDepth, what: "the request body" });
   try {
-    raw = JSON.parse(await options.c.req.text());
+    return JSON.parse(text);
   } catch (error) {
-    if (error instanceof WardenError) throw error;
     throw new WardenError({
       code: "INVALID_INPUT",
       message: `the request body is not valid JSON: ${(error as Error).message}`,
       details: { fields: ["(body)"] },
     });
   }
-  assertJsonDepth({ value: raw, maxDepth: options.maxJsonDepth, what: "the request body" });
-  return raw;
 }

@@ -1,8 +1,9 @@
 /**
- * Nesting depth of a parsed JSON value, measured without recursion. JSON.parse itself is iterative, but
- * zod, JSON.stringify and the engines' walkers recurse, so a body nested thousands of levels deep would
- * overflow the stack somewhere past the boundary. The HTTP face measures it first and answers a 400 that
- * names where the value got too deep.
+ * Nesting depth of a JSON text, measured before it is parsed and without recursion. JSON.parse is
+ * iterative but slow on nesting (about a second and a half for a megabyte of "["), and zod,
+ * JSON.stringify and the engines' walkers recurse, so a body nested thousands of levels deep would stall
+ * the event loop or overflow the stack past the boundary. The HTTP face scans the text first (one linear
+ * pass) and answers a 400 that names where the value got too deep.
  */
 import { WardenError } from "../core/errors.js";
 
@@ -17,39 +18,74 @@ export const DEFAULT_MAX_JSON_DEPTH = 64;
 const SHOWN_SEGMENTS = 8;
 const SHOWN_KEY_CHARS = 40;
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** An open object or array: where in it the scan is (array index, or the text span of the current key). */
 interface Frame {
-  value: unknown;
-  depth: number;
-  key: string;
-  parent: Frame | undefined;
+  array: boolean;
+  index: number;
+  keyStart: number;
+  keyEnd: number;
+  expectKey: boolean;
 }
 
 /**
- * The path (dot-joined, array indexes as numbers, like zod's field paths) of the first object or array
- * nested deeper than `maxDepth`, or undefined when none is.
+ * The path (array indexes as numbers, like zod's field paths) of the first object or array in `text`
+ * nested deeper than `maxDepth`, or undefined when none is. Meant for text that is then parsed: on text
+ * that is not JSON the answer means nothing, and the parse reports the error.
  */
-export function findTooDeep(options: { value: unknown; maxDepth: number }): string[] | undefined {
-  const stack: Frame[] = [{ value: options.value, depth: 1, key: "", parent: undefined }];
-  for (let frame = stack.pop(); frame; frame = stack.pop()) {
-    const { value, depth } = frame;
-    if (value === null || typeof value !== "object") continue;
-    if (depth > options.maxDepth) return pathOf({ frame });
-    const entries: [string, unknown][] = Array.isArray(value)
-      ? value.map((item, index) => [String(index), item])
-      : Object.entries(value);
-    for (const [key, child] of entries) {
-      if (child !== null && typeof child === "object") {
-        stack.push({ value: child, depth: depth + 1, key, parent: frame });
-      }
+export function findTooDeep(options: { text: string; maxDepth: number }): string[] | undefined {
+  const { text, maxDepth } = options;
+  const frames: Frame[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i;
+      i = endOfString({ text, start });
+      const top = frames.at(-1);
+      if (top?.expectKey) Object.assign(top, { keyStart: start, keyEnd: i, expectKey: false });
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (frames.length >= maxDepth) return pathOf({ text, frames });
+      const array = c === OPEN_BRACKET;
+      frames.push({ array, index: 0, keyStart: -1, keyEnd: -1, expectKey: !array });
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      frames.pop();
+    } else if (c === COMMA) {
+      const top = frames.at(-1);
+      if (top?.array) top.index++;
+      else if (top) top.expectKey = true;
     }
   }
   return undefined;
 }
 
-function pathOf(options: { frame: Frame }): string[] {
-  const path: string[] = [];
-  for (let f: Frame | undefined = options.frame; f?.parent; f = f.parent) path.push(f.key);
-  return path.reverse();
+/** Index of the quote that closes the string opened at `start` (the text's end if none does). */
+function endOfString(options: { text: string; start: number }): number {
+  const { text } = options;
+  for (let j = options.start + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === BACKSLASH) j++;
+    else if (c === QUOTE) return j;
+  }
+  return text.length;
+}
+
+function pathOf(options: { text: string; frames: readonly Frame[] }): string[] {
+  return options.frames.map((frame) => {
+    if (frame.array) return String(frame.index);
+    const quoted = options.text.slice(frame.keyStart, frame.keyEnd + 1);
+    try {
+      return String(JSON.parse(quoted));
+    } catch {
+      return quoted;
+    }
+  });
 }
 
 /** A path for a message: the first segments, each cut short, then how many levels were left out. */
@@ -64,8 +100,8 @@ export function showPath(options: { path: readonly string[] }): string {
   return rest > 0 ? `${shown}.…(${rest} more levels)` : shown;
 }
 
-/** Throws INVALID_INPUT (400) naming the path when `value` nests deeper than `maxDepth`. */
-export function assertJsonDepth(options: { value: unknown; maxDepth: number; what: string }): void {
+/** Throws INVALID_INPUT (400) naming the path when the JSON `text` nests deeper than `maxDepth`. */
+export function assertJsonDepth(options: { text: string; maxDepth: number; what: string }): void {
   const path = findTooDeep(options);
   if (!path) return;
   const field = showPath({ path });
