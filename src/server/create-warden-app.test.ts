@@ -1,10 +1,11 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Caller } from "../core/caller.js";
 import type { Decision } from "../core/decision.js";
 import { loadPolicy } from "../policies/load-policy.js";
 import { createEnginePool } from "../runtime/engine-pool.js";
 import { createGuardService, type GuardService } from "../runtime/guard-service.js";
-import { openAuthenticator } from "./authenticator.js";
+import { keyAuthenticator, openAuthenticator } from "./authenticator.js";
 import { createWardenApp } from "./create-warden-app.js";
 import type { ErrorBody } from "./http-status.js";
 
@@ -243,4 +244,48 @@ describe("createWardenApp with an engine that never answers", () => {
     expect(stats.errors.total).toBe(0);
     await service.close();
   }, 2000);
+});
+
+describe("createWardenApp with API keys", () => {
+  it("passes the key's caller, and what it is trusted with, to the guard service", async () => {
+    const seen: { caller?: unknown; trust?: unknown }[] = [];
+    const inner = createGuardService({
+      policies: [loadPolicy({ ref: "mcp-tools" }).policy],
+      engines: createEnginePool({ setup: {}, defaultEngine: "compiled" }),
+    });
+    const service: GuardService = {
+      ...inner,
+      check: (options) => {
+        seen.push({ caller: options.caller, trust: options.trust });
+        return inner.check(options);
+      },
+    };
+    const callers: Record<string, Caller> = {
+      "k-facts": { name: "proxy", scopes: ["check", "facts"] },
+      "k-plain": { name: "agent", scopes: ["check"] },
+    };
+    const app = createWardenApp({
+      service,
+      logger: false,
+      authenticator: keyAuthenticator({
+        directory: {
+          authenticate: async ({ token }) => callers[token],
+          hasKeys: async () => true,
+        },
+      }),
+    });
+    for (const key of ["k-facts", "k-plain"]) {
+      const res = await app.request("/v1/check", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ policy: "mcp-tools", subject: { input: "x" } }),
+      });
+      expect(res.status).toBe(200);
+    }
+    expect(seen).toEqual([
+      { caller: callers["k-facts"], trust: { contextFacts: true } },
+      { caller: callers["k-plain"], trust: { contextFacts: false } },
+    ]);
+    await inner.close();
+  });
 });

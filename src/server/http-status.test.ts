@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES, WardenError } from "../core/errors.js";
+import { ERROR_CODES, toWardenError, WardenError } from "../core/errors.js";
 import { HTTP_STATUS_BY_CODE, httpErrorFor } from "./http-status.js";
 
 describe("httpErrorFor", () => {
@@ -51,5 +51,28 @@ describe("httpErrorFor", () => {
     expect(httpErrorFor({ error: tooLarge }).status).toBe(413);
     expect(httpErrorFor({ error: noRoute }).status).toBe(404);
     expect(httpErrorFor({ error: other }).status).toBe(400);
+  });
+});
+
+describe("httpErrorFor, conditions of the HTTP layer", () => {
+  it("maps each reason to its status, and a RangeError (thrown or wrapped) to 400 instead of 500", () => {
+    const reasons: [string, number][] = [
+      ["unauthorized", 401],
+      ["forbidden", 403],
+      ["host-not-allowed", 403],
+      ["origin-not-allowed", 403],
+      ["unsupported-media-type", 415],
+      ["too-deep", 400],
+    ];
+    for (const [reason, status] of reasons) {
+      const error = new WardenError({ code: "INVALID_INPUT", message: "m", details: { reason } });
+      expect(httpErrorFor({ error }).status, reason).toBe(status);
+    }
+    const overflow = new RangeError("Maximum call stack size exceeded");
+    for (const error of [overflow, toWardenError({ error: overflow })]) {
+      const { status, body } = httpErrorFor({ error });
+      expect(status).toBe(400);
+      expect(body.error).toMatchObject({ code: "INVALID_INPUT", details: { reason: "too-deep" } });
+    }
   });
 });
