@@ -7,12 +7,21 @@
  *   `app.request()`; build its `service` with `openGuardService` (from configuration) or
  *   `createGuardService` (from policies and engines you already have).
  * - `httpErrorFor` / `HTTP_STATUS_BY_CODE`: how error codes become statuses.
+ * - `openAuthenticator` / `keyAuthenticator`: who the caller is (anonymous without keys, or an API key).
  */
 export { createEnginePool, type EnginePool, type EngineProvider } from "../runtime/engine-pool.js";
 export { createGuardService, type GuardService, type PolicySummary } from "../runtime/guard-service.js";
 export { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
+export {
+  type Authenticator,
+  type KeyDirectory,
+  keyAuthenticator,
+  openAuthenticator,
+} from "./authenticator.js";
 export { type CheckRequest, type CheckRequestInput, CheckRequestSchema } from "./check-request.js";
 export { createWardenApp, DEFAULT_MAX_BODY_BYTES, type WardenAppOptions } from "./create-warden-app.js";
 export { type ErrorBody, HTTP_STATUS_BY_CODE, httpErrorFor } from "./http-status.js";
+export { DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
 export { createServerLogger } from "./request-log.js";
+export type { SocketLimitsInput } from "./socket-limits.js";
 export { type RunningServer, type StartServerOptions, startServer } from "./start-server.js";
