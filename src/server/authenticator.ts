@@ -6,18 +6,14 @@
  */
 import type { Caller, CallerScope } from "../core/caller.js";
 import { WardenError } from "../core/errors.js";
+import type { KeyDirectory } from "../store/key-directory.js";
+
+/** The store's key directory (createKeyDirectory({ store })), or anything that answers the same. */
+export type { KeyDirectory };
 
 export interface Authenticator {
   /** The caller behind an `Authorization` header value, or "unauthorized" (answered 401). */
   authenticate(options: { authorization?: string }): Promise<Caller | "unauthorized">;
-}
-
-/** The part of the store's key directory the service uses (see src/store). */
-export interface KeyDirectory {
-  /** The key's caller, or undefined for a key that is unknown or revoked. */
-  authenticate(options: { token: string }): Promise<Caller | undefined>;
-  /** True once any (unrevoked) key exists: from then on anonymous callers are refused. */
-  hasKeys(): Promise<boolean>;
 }
 
 /** The caller of a service without keys; `policies:read` only when the operator exposes policies. */

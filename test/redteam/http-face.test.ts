@@ -11,9 +11,11 @@ import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Caller } from "../../src/core/caller.js";
 import type { Decision } from "../../src/core/decision.js";
+import { openStore } from "../../src/runtime/default-store.js";
 import type { KeyDirectory } from "../../src/server/authenticator.js";
 import type { ErrorBody } from "../../src/server/http-status.js";
 import { type RunningServer, type StartServerOptions, startServer } from "../../src/server/start-server.js";
+import { createKeyDirectory, issueApiKey } from "../../src/store/key-directory.js";
 
 let server: RunningServer | undefined;
 const sockets: Socket[] = [];
@@ -489,6 +491,32 @@ describe("red team: policy contents and API keys", () => {
     const readerCheck = await as("Bearer k-reader", "/v1/check", deleteHome);
     expect(readerCheck.status).toBe(403);
     expect(errorOf(readerCheck).details).toMatchObject({ reason: "forbidden", scope: "check" });
+  });
+
+  it("takes keys from the store's own key directory, and stays closed once its only key is revoked", async () => {
+    const store = await openStore({ path: ":memory:" });
+    try {
+      const { token } = await issueApiKey({ store, name: "agent", scopes: ["check"] });
+      const { port } = await start({ keys: createKeyDirectory({ store }) });
+      const check = (headers: Record<string, string>) =>
+        raw({
+          port,
+          method: "POST",
+          path: "/v1/check",
+          headers: { ...JSON_TYPE, ...headers },
+          body: deleteHome,
+        });
+      expect((await check({})).status).toBe(401);
+      expect((await check({ authorization: `Bearer ${token}x` })).status).toBe(401);
+      expect((await check({ authorization: `Bearer ${token}` })).status).toBe(200);
+      await store.revokeApiKey({ name: "agent" });
+      expect((await check({ authorization: `Bearer ${token}` })).status).toBe(401);
+      expect((await check({})).status).toBe(401);
+    } finally {
+      await server?.close();
+      server = undefined;
+      await store.close();
+    }
   });
 
   it("with an empty key directory, callers are anonymous but a key that is sent must be valid", async () => {
