@@ -12,6 +12,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import type { Decision } from "../core/decision.js";
+import { issueApiKey } from "../store/key-directory.js";
+import { createSqliteStore } from "../store/sqlite-store.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const cli = join(here, "warden-cli.fixture.ts");
@@ -23,6 +25,30 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") out[k] = v;
   return { ...out, ...extra };
+}
+
+/** `warden serve --port 0 --policy mcp-tools [flags]` as a child process, and the URL it prints. */
+function startServe(options: { flags: string[]; store: string }) {
+  const child = spawn(
+    node[0]!,
+    [...node.slice(1), cli, "serve", "--port", "0", "--policy", "mcp-tools", ...options.flags],
+    { env: env({ WARDEN_STORE: options.store }), stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${seen}`)), 60_000);
+    child.stderr.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /serving (http:\/\/\S+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once("exit", () => reject(new Error(`exited early: ${seen}`)));
+  });
+  return { child, exited, url };
 }
 
 /** `warden mcp proxy --policy mcp-tools [flags] -- <the fake upstream>`, as a child process on stdio. */
@@ -133,25 +159,9 @@ describe("CLI commands over stdio and HTTP", () => {
   });
 
   it.concurrent("warden serve listens on 127.0.0.1 and stops on SIGTERM", async () => {
-    const child = spawn(node[0]!, [...node.slice(1), cli, "serve", "--port", "0", "--policy", "mcp-tools"], {
-      env: env(),
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const { child, exited, url: serving } = startServe({ flags: [], store: ":memory:" });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let seen = "";
-        const timer = setTimeout(() => reject(new Error(`no URL within 30 s: ${seen}`)), 30_000);
-        child.stderr.on("data", (chunk: Buffer) => {
-          seen += chunk.toString();
-          const match = /serving (http:\/\/\S+)/.exec(seen);
-          if (match) {
-            clearTimeout(timer);
-            resolve(match[1]!);
-          }
-        });
-        child.once("exit", () => reject(new Error(`exited early: ${seen}`)));
-      });
+      const url = await serving;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const res = await fetch(`${url}/v1/check`, {
         method: "POST",
@@ -172,5 +182,32 @@ describe("CLI commands over stdio and HTTP", () => {
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
     }
-  });
+  }, 120_000);
+  it.concurrent("warden serve asks for an API key once its store holds one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-serve-keys-"));
+    const storePath = join(dir, "warden.db");
+    const store = await createSqliteStore({ path: storePath });
+    const { token } = await issueApiKey({ store, name: "ci" });
+    await store.close();
+    const { child, exited, url: serving } = startServe({ flags: [], store: storePath });
+    try {
+      const url = await serving;
+      const check = (headers: Record<string, string>) =>
+        fetch(`${url}/v1/check`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ policy: "mcp-tools", subject: { input: "", output: "" } }),
+          signal: AbortSignal.timeout(10_000),
+        });
+      expect((await check({})).status).toBe(401);
+      expect((await check({ authorization: "Bearer wdn_not-a-key" })).status).toBe(401);
+      const keyed = await check({ authorization: `Bearer ${token}` });
+      expect(keyed.status).toBe(200);
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -6,8 +6,10 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { parseWith } from "../../core/validate.js";
+import { openStore } from "../../runtime/default-store.js";
 import { createServerLogger } from "../../server/request-log.js";
 import { startServer } from "../../server/start-server.js";
+import { createKeyDirectory } from "../../store/key-directory.js";
 import {
   addCheckTimeoutOption,
   addGuardOptions,
@@ -80,7 +82,11 @@ export function registerServeCommand(options: { program: Command }): void {
       const checkTimeout = checkTimeoutFrom({ raw });
       const logger = createServerLogger({ level: o.logLevel });
       const { policies, ...guard } = guardOptionsFrom({ raw });
+      // The key store is always opened, even with no key in it yet: a key created while the service runs
+      // must close it on the next request, not after a restart (see `warden keys`).
+      const keyStore = await openStore({ ...(guard.store ? { path: guard.store } : {}) });
       const server = await startServer({
+        keys: createKeyDirectory({ store: keyStore }),
         ...guard,
         ...checkTimeout,
         policyRefs: policies ?? [],
@@ -93,10 +99,14 @@ export function registerServeCommand(options: { program: Command }): void {
         ...(o.allowedHost ? { allowedHosts: o.allowedHost } : {}),
         ...(o.corsOrigin ? { corsOrigins: o.corsOrigin } : {}),
         exposePolicies: o.exposePolicies,
+      }).catch(async (error: unknown) => {
+        await keyStore.close();
+        throw error;
       });
       process.stderr.write(`warden: serving ${server.url} (Ctrl-C to stop)\n`);
       const reason = await untilStopped();
       logger.info({ reason }, "stopping");
       await server.close();
+      await keyStore.close();
     });
 }
