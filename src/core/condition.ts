@@ -38,6 +38,7 @@ import {
 } from "./canonical/index.js";
 import type { Canonical } from "./canonical/types.js";
 import { WardenError } from "./errors.js";
+import { type SafeRegex, safeRegex, validatePolicyRegex } from "./safe-regex.js";
 
 export const COMPARISON_OPS = [
   "eq",
@@ -134,11 +135,8 @@ export function comparisonValueProblems(options: { comparison: Comparison }): st
     if (!parsed.success) problems.push(`op ${c.op} needs ${VALUE_SHAPES[c.op]}`);
   }
   if (c.op === "matches") {
-    try {
-      regex(asText(c.value), c.caseSensitive);
-    } catch (error) {
-      problems.push(`invalid regular expression: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const why = validatePolicyRegex({ pattern: asText(c.value), caseSensitive: c.caseSensitive === true });
+    if (why !== undefined) problems.push(`invalid regular expression: ${why}`);
   }
   return problems;
 }
@@ -159,6 +157,8 @@ export const ComparisonSchema = z
     part: z.enum(VALUE_PARTS).optional(),
   })
   .superRefine((c, ctx) => {
+    // Regexes are checked by the schema that holds the condition (`conditionRegexProblems`), which can
+    // name the rule.
     for (const problem of comparisonValueProblems({ comparison: c as Comparison })) {
       if (!problem.startsWith("invalid regular expression"))
         ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
@@ -436,16 +436,9 @@ function compareNumbers(
   return test(a, b);
 }
 
-const regexCache = new Map<string, RegExp>();
-function regex(pattern: string, caseSensitive: boolean | undefined): RegExp {
-  const key = `${caseSensitive ? "s" : "i"}:${pattern}`;
-  let re = regexCache.get(key);
-  if (!re) {
-    re = new RegExp(pattern, caseSensitive ? "u" : "iu");
-    if (regexCache.size > 1000) regexCache.clear();
-    regexCache.set(key, re);
-  }
-  return re;
+/** Policy regexes run on RE2 (linear time in the attacker's text); see safe-regex.ts. */
+function regex(pattern: string, caseSensitive: boolean | undefined): SafeRegex {
+  return safeRegex({ pattern, ...(caseSensitive !== undefined ? { caseSensitive } : {}) });
 }
 
 function isEmpty(actual: unknown): boolean {
@@ -997,6 +990,21 @@ export function conditionProblems(options: { condition: Condition }): string[] {
   };
   visit(options.condition);
   return problems;
+}
+
+/**
+ * Every `matches` regex of the condition that cannot run (a syntax error, or lookaround/backreferences,
+ * which the linear-time engine lacks), as "field matches: invalid regular expression: why". Policy schemas
+ * reject a rule with any, so an invalid regex fails the load in every command instead of every check.
+ */
+export function conditionRegexProblems(options: { condition: Condition }): string[] {
+  const c = options.condition;
+  if ("all" in c) return c.all.flatMap((condition) => conditionRegexProblems({ condition }));
+  if ("any" in c) return c.any.flatMap((condition) => conditionRegexProblems({ condition }));
+  if ("not" in c) return conditionRegexProblems({ condition: c.not });
+  if (c.op !== "matches") return [];
+  const why = validatePolicyRegex({ pattern: asText(c.value), caseSensitive: c.caseSensitive === true });
+  return why === undefined ? [] : [`${c.field} matches: invalid regular expression: ${why}`];
 }
 
 /** Every field path a condition reads, for verification against the vocabulary. */

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ArgumentKindsSchema, PathOptionsSchema } from "./arg-kinds.js";
-import { ConditionSchema } from "./condition.js";
+import { type Condition, ConditionSchema, conditionRegexProblems } from "./condition.js";
 
 export const POLICY_SCHEMA_VERSION = 1;
 
@@ -98,6 +98,13 @@ export type AttributeRule = z.output<typeof AttributeRuleSchema>;
 export const EFFECTS = ["allow", "deny", "ask"] as const;
 export type Effect = (typeof EFFECTS)[number];
 
+/** An invalid or unsupported `matches` regex makes the policy invalid (named by `owner`), at load. */
+function refineRegexes(when: Condition | undefined, owner: string, ctx: z.RefinementCtx): void {
+  for (const problem of when ? conditionRegexProblems({ condition: when }) : []) {
+    ctx.addIssue({ code: "custom", message: `${owner}: ${problem}`, path: ["when"] });
+  }
+}
+
 /** Tool/action rule: a tool (exact name or glob with *) + a condition over its call -> effect. */
 export const ToolRuleSchema = z
   .object({
@@ -108,13 +115,17 @@ export const ToolRuleSchema = z
     message: z.string().min(1),
     source: z.string().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((rule, ctx) => refineRegexes(rule.when, `rule "${rule.id}"`, ctx));
 export type ToolRule = z.output<typeof ToolRuleSchema>;
 
 /** How a predicate gets its truth value at a step, without a model where possible. */
 export const BindingSchema = z.discriminatedUnion("kind", [
   /** A condition over the current step's facts (action, args, url, element, value, observation, input). */
-  z.object({ kind: z.literal("condition"), when: ConditionSchema }).strict(),
+  z
+    .object({ kind: z.literal("condition"), when: ConditionSchema })
+    .strict()
+    .superRefine((b, ctx) => refineRegexes(b.when, "binding", ctx)),
   /** Search: true if some earlier or current step of the trajectory satisfies the condition. */
   z
     .object({
@@ -123,7 +134,8 @@ export const BindingSchema = z.discriminatedUnion("kind", [
       /** Only look at the last n steps. */
       within: z.number().int().positive().optional(),
     })
-    .strict(),
+    .strict()
+    .superRefine((b, ctx) => refineRegexes(b.when, "binding", ctx)),
   /** Detect: a named detector (pii, secret, url-scope, ...) over a field of the step. */
   z
     .object({

@@ -13,6 +13,7 @@ import {
   conditionFieldProblems,
 } from "../core/condition.js";
 import type { AttributeRule, Policy, Requirement, ToolRule } from "../core/policy.js";
+import { escapeRegex, type SafeRegex, safeRegex } from "../core/safe-regex.js";
 
 export type Severity = "error" | "warning";
 
@@ -40,12 +41,12 @@ function mentioned(text: string, word: string): boolean {
 }
 
 /** Glob with * over tool names (dots are literal). */
-export function globToRegExp(glob: string): RegExp {
+export function globToRegExp(glob: string): SafeRegex {
   const body = glob
     .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${body}$`, "i");
+    .map((part) => escapeRegex({ text: part }))
+    .join("(?s:.*)");
+  return safeRegex({ pattern: `^${body}$`, re2Syntax: true });
 }
 
 /** The step facts the shield gives predicate bindings (src/engines/shield/assign/step-facts.ts). */

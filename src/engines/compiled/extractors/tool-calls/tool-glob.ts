@@ -3,22 +3,15 @@
  * (dots and slashes included, so `github.*` covers `github.repos.delete`) and `?` for one character.
  * Names compare without case, as the policy's vocabulary does.
  */
+import { escapeRegex, type SafeRegex, safeRegex } from "../../../../core/safe-regex.js";
 
-const cache = new Map<string, RegExp>();
-
-export function toolGlobToRegExp(options: { pattern: string }): RegExp {
-  const { pattern } = options;
-  let re = cache.get(pattern);
-  if (!re) {
-    const body = pattern
-      .split("")
-      .map((ch) => (ch === "*" ? ".*" : ch === "?" ? "." : ch.replace(/[.+^${}()|[\]\\/-]/g, "\\$&")))
-      .join("");
-    re = new RegExp(`^${body}$`, "is");
-    if (cache.size > 1_000) cache.clear();
-    cache.set(pattern, re);
-  }
-  return re;
+/** The glob as a linear-time regex (tool names come from the agent; a glob like `*a*a*a*` must not backtrack). */
+export function toolGlobToRegExp(options: { pattern: string }): SafeRegex {
+  const body = options.pattern
+    .split("")
+    .map((ch) => (ch === "*" ? "(?s:.*)" : ch === "?" ? "(?s:.)" : escapeRegex({ text: ch })))
+    .join("");
+  return safeRegex({ pattern: `^${body}$`, re2Syntax: true });
 }
 
 export function matchesToolGlob(options: { pattern: string; name: string }): boolean {
