@@ -3,12 +3,26 @@
  * blocks even when told not to; rather than fail the check, take the JSON the reply contains and let
  * schema validation (and a re-ask) judge it.
  */
-import { matchingBracketEnd } from "../util/json-brackets.js";
+import { bracketEnds } from "../util/json-brackets.js";
 
 export type JsonExtraction = { ok: true; value: unknown } | { ok: false; error: string };
 
-/** Reasoning models (Qwen3, DeepSeek-R1...) put their thoughts first; those may contain braces. */
-const THINK_BLOCK = /<think>[\s\S]*?<\/think>/gi;
+/**
+ * Reasoning models (Qwen3, DeepSeek-R1...) put their thoughts first; those may contain braces. Removed
+ * with indexOf rather than a lazy regex, which rescans to the end from each unclosed `<think>`.
+ */
+function withoutThinkBlocks(text: string): string {
+  const lower = text.toLowerCase();
+  let out = "";
+  let from = 0;
+  for (;;) {
+    const open = lower.indexOf("<think>", from);
+    const close = open < 0 ? -1 : lower.indexOf("</think>", open + 7);
+    if (close < 0) return out + text.slice(from);
+    out += text.slice(from, open);
+    from = close + 8;
+  }
+}
 const FENCE = /```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/g;
 /** Bounds the work on long, brace-heavy replies that hold no valid JSON. */
 const MAX_CANDIDATES = 64;
@@ -21,15 +35,22 @@ function tryParse(text: string): { ok: true; value: unknown } | undefined {
   }
 }
 
-/** The first balanced object/array in the text that parses, scanning left to right (so the outermost). */
+/**
+ * The first balanced object/array in the text that parses, scanning left to right (so the outermost).
+ * Linear: every candidate's end comes from one pass, and the text handed to JSON.parse is capped.
+ */
 function scanForJson(text: string): { ok: true; value: unknown } | undefined {
+  const { ends, complete } = bracketEnds({ text });
+  if (!complete) return undefined;
   let tried = 0;
-  for (let i = 0; i < text.length && tried < MAX_CANDIDATES; i++) {
+  let parseBudget = 4 * text.length + 1_000_000;
+  for (let i = 0; i < text.length && tried < MAX_CANDIDATES && parseBudget > 0; i++) {
     const ch = text[i];
     if (ch !== "{" && ch !== "[") continue;
-    const end = matchingBracketEnd({ text, start: i });
+    const end = ends[i]!;
     if (end < 0) continue;
     tried++;
+    parseBudget -= end - i;
     const parsed = tryParse(text.slice(i, end));
     if (parsed) return parsed;
   }
@@ -37,7 +58,7 @@ function scanForJson(text: string): { ok: true; value: unknown } | undefined {
 }
 
 export function extractJson(options: { text: string }): JsonExtraction {
-  const text = options.text.replace(THINK_BLOCK, "").trim();
+  const text = withoutThinkBlocks(options.text).trim();
   if (text === "") return { ok: false, error: "the reply is empty; expected a JSON value" };
   const whole = tryParse(text);
   if (whole) return whole;
@@ -49,7 +70,7 @@ export function extractJson(options: { text: string }): JsonExtraction {
   const scanned = scanForJson(text);
   if (scanned) return scanned;
   const start = text.search(/[[{]/);
-  if (start >= 0 && matchingBracketEnd({ text, start }) < 0) {
+  if (start >= 0 && bracketEnds({ text }).ends[start]! < 0) {
     return { ok: false, error: "the JSON in the reply is incomplete (cut off or unbalanced brackets)" };
   }
   return { ok: false, error: "the reply contains no parseable JSON object or array" };

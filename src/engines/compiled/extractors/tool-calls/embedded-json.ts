@@ -1,9 +1,10 @@
 /**
  * Finds JSON objects and arrays written inside prose (code fences, `<tool_call>` tags, inline), so tool
- * calls a model wrote as text can be read like structured ones. Bounded: long or brace-heavy text costs
- * a capped number of attempts.
+ * calls a model wrote as text can be read like structured ones. Bounded: the candidates' ends are found
+ * in one pass (util/json-brackets.ts), and the number of candidates and the text handed to JSON.parse are
+ * capped; a scan that hits a cap says so (`truncated`), so a caller does not take a partial read as whole.
  */
-import { matchingBracketEnd } from "../../../../util/json-brackets.js";
+import { bracketEnds } from "../../../../util/json-brackets.js";
 
 export interface EmbeddedJson {
   value: unknown;
@@ -15,6 +16,8 @@ export interface EmbeddedJsonScan {
   values: EmbeddedJson[];
   /** Balanced `{...}` spans that did not parse as JSON (truncated or hand-written calls, for instance). */
   unparsed: string[];
+  /** True when a bound stopped the scan before the end of the text: calls may have been missed. */
+  truncated?: boolean;
 }
 
 const MAX_ATTEMPTS = 2_000;
@@ -23,17 +26,22 @@ export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
   const { text } = options;
   const values: EmbeddedJson[] = [];
   const unparsed: string[] = [];
+  const { ends, complete, from } = bracketEnds({ text });
+  // Nested candidates that fail to parse are parsed again from each inner bracket: cap the total text.
+  let parseBudget = 4 * text.length + 1_000_000;
   let attempts = 0;
-  for (let i = 0; i < text.length && attempts < MAX_ATTEMPTS; i++) {
+  let i = complete ? 0 : from;
+  for (; i < text.length && attempts < MAX_ATTEMPTS && parseBudget > 0; i++) {
     const ch = text[i];
     if (ch !== "{" && ch !== "[") continue;
     attempts++;
-    const end = matchingBracketEnd({ text, start: i });
+    const end = ends[i]!;
     if (end === -1) {
       if (ch === "{" && unparsed.length < 20) unparsed.push(text.slice(i, Math.min(text.length, i + 200)));
       continue;
     }
     const slice = text.slice(i, end);
+    parseBudget -= slice.length;
     try {
       values.push({ value: JSON.parse(slice), start: i, end });
       i = end - 1;
@@ -42,5 +50,6 @@ export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
       if (ch === "{" && unparsed.length < 20) unparsed.push(slice.slice(0, 200));
     }
   }
-  return { values, unparsed };
+  const truncated = !complete || (i < text.length && /[[{]/.test(text.slice(i)));
+  return { values, unparsed, ...(truncated ? { truncated } : {}) };
 }

@@ -176,6 +176,11 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
   }
   const scan = scanEmbeddedJson({ text });
   const calls = dedupe(scan.values.flatMap((v) => fromStructured(v.value).calls));
+  if (scan.truncated) {
+    // Past the scan's bounds there may be calls no rule has seen: what was read cannot stand for the whole.
+    reasons.push("the text holds more bracketed candidates than can be read; only part of it was read");
+    return { ...result(calls, "low", reasons), confidence: "low" };
+  }
   if (calls.length > 0) {
     reasons.push("calls read from JSON inside text");
     return result(calls, "medium", reasons);
