@@ -92,3 +92,26 @@ export function bracketEnds(options: { text: string; maxSteps?: number }): Brack
   }
   return { ends, complete: true, from };
 }
+
+/**
+ * Whether brackets nest deeper than `limit` in `text[start, end)`, reading strings as JSON does. JSON.parse
+ * spends about a microsecond per level and the values it returns are walked and serialised later, so
+ * text nested past any real tool call's depth is refused before it is parsed.
+ */
+export function nestsDeeperThan(options: { text: string; limit: number; start?: number; end?: number }): boolean {
+  const { text, limit } = options;
+  const end = options.end ?? text.length;
+  let depth = 0;
+  let inString = false;
+  for (let i = options.start ?? 0; i < end; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === BACKSLASH) i++;
+      else if (ch === QUOTE) inString = false;
+    } else if (ch === QUOTE) inString = true;
+    else if (ch === OPEN || ch === OPEN_ARRAY) {
+      if (++depth > limit) return true;
+    } else if (ch === CLOSE || ch === CLOSE_ARRAY) depth--;
+  }
+  return false;
+}

@@ -746,7 +746,28 @@ interface Level {
   subNodes: (number[] | undefined)[];
 }
 
+/**
+ * The last few analyses, by command text: one check reads the same command for `invokes`, `pipesInto`
+ * and `matches` of several rules, and a 64 KB line costs real time to read. Analyses are never mutated
+ * after they are built.
+ */
+const recentAnalyses = new Map<string, Analysis>();
+const MAX_RECENT_ANALYSES = 16;
+
 function analyse(command: unknown): Analysis {
+  if (typeof command !== "string") return analyseUncached(command);
+  let analysis = recentAnalyses.get(command);
+  if (!analysis) {
+    analysis = analyseUncached(command);
+    if (recentAnalyses.size >= MAX_RECENT_ANALYSES) {
+      recentAnalyses.delete(recentAnalyses.keys().next().value as string);
+    }
+    recentAnalyses.set(command, analysis);
+  }
+  return analysis;
+}
+
+function analyseUncached(command: unknown): Analysis {
   const analysis: Analysis = { nodes: [], edges: new Map(), problems: [] };
   if (typeof command !== "string") {
     analysis.problems.push({ reason: "the command is not a string" });

@@ -4,7 +4,7 @@
  * in one pass (util/json-brackets.ts), and the number of candidates and the text handed to JSON.parse are
  * capped; a scan that hits a cap says so (`truncated`), so a caller does not take a partial read as whole.
  */
-import { bracketEnds } from "../../../../util/json-brackets.js";
+import { bracketEnds, nestsDeeperThan } from "../../../../util/json-brackets.js";
 
 export interface EmbeddedJson {
   value: unknown;
@@ -21,6 +21,8 @@ export interface EmbeddedJsonScan {
 }
 
 const MAX_ATTEMPTS = 2_000;
+/** Deeper JSON is no tool call a model wrote; it is skipped and the scan reported as truncated. */
+export const MAX_EMBEDDED_DEPTH = 128;
 
 export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
   const { text } = options;
@@ -30,6 +32,7 @@ export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
   // Nested candidates that fail to parse are parsed again from each inner bracket: cap the total text.
   let parseBudget = 4 * text.length + 1_000_000;
   let attempts = 0;
+  let tooDeep = false;
   let i = complete ? 0 : from;
   for (; i < text.length && attempts < MAX_ATTEMPTS && parseBudget > 0; i++) {
     const ch = text[i];
@@ -40,8 +43,13 @@ export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
       if (ch === "{" && unparsed.length < 20) unparsed.push(text.slice(i, Math.min(text.length, i + 200)));
       continue;
     }
+    parseBudget -= end - i;
+    if (nestsDeeperThan({ text, start: i, end, limit: MAX_EMBEDDED_DEPTH })) {
+      tooDeep = true;
+      i = end - 1;
+      continue;
+    }
     const slice = text.slice(i, end);
-    parseBudget -= slice.length;
     try {
       values.push({ value: JSON.parse(slice), start: i, end });
       i = end - 1;
@@ -50,6 +58,6 @@ export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
       if (ch === "{" && unparsed.length < 20) unparsed.push(slice.slice(0, 200));
     }
   }
-  const truncated = !complete || (i < text.length && /[[{]/.test(text.slice(i)));
+  const truncated = tooDeep || !complete || (i < text.length && /[[{]/.test(text.slice(i)));
   return { values, unparsed, ...(truncated ? { truncated } : {}) };
 }

@@ -4,7 +4,8 @@
  * requests, bare `{ name, arguments }` objects, or text with such JSON inside. Tool definitions
  * (schemas) are not calls and are skipped. Never throws: unreadable arguments lower the confidence.
  */
-import { scanEmbeddedJson } from "./embedded-json.js";
+import { nestsDeeperThan } from "../../../../util/json-brackets.js";
+import { MAX_EMBEDDED_DEPTH, scanEmbeddedJson } from "./embedded-json.js";
 import type { Confidence, ToolCall, ToolCallFormat, ToolCallsResult } from "./types.js";
 
 const MAX_DEPTH = 16;
@@ -163,6 +164,14 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
   }
   const text = value.trim();
   if (text === "") return { calls: [], confidence: "none", reason: "the text is empty" };
+  if (nestsDeeperThan({ text, limit: MAX_EMBEDDED_DEPTH })) {
+    // Parsing such text costs seconds per megabyte and reads nothing a call would hold: undetermined.
+    return {
+      calls: [],
+      confidence: "low",
+      reason: `the text nests brackets deeper than ${MAX_EMBEDDED_DEPTH} levels; it is not read`,
+    };
+  }
   try {
     // Text that is JSON as a whole is as structured as an object.
     const whole: unknown = JSON.parse(text);
