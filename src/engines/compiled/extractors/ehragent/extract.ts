@@ -127,6 +127,9 @@ export function configureEhrAgentCache(options: { maxEntries: number }): void {
 
 // ------------------------------------------------------------------ extraction
 
+/** Longer code is undetermined (fails closed) rather than read: the analysis is linear but not free. */
+export const MAX_CODE_LENGTH = 128 * 1024;
+
 /** Tables and columns read by EHRAgent code. `schema` defaults to the eICU schema of EICU-AC. */
 export function extractEhrAgentAccess(options: { code: string; schema?: DatabaseSchema }): EhrAgentAccess {
   const given: { code?: unknown; schema?: unknown } =
@@ -145,6 +148,10 @@ export function extractEhrAgentAccess(options: { code: string; schema?: Database
     }
   }
   const code = given.code;
+  if (code.length > MAX_CODE_LENGTH) {
+    // Agent code for a query is a few kilobytes; analysing megabytes would hold the check for seconds.
+    return failed([`code: longer than ${MAX_CODE_LENGTH} characters, so it is not analysed`]);
+  }
   // /\S/ finds what trim() would keep, without copying the code (a first character above " " that is
   // not white space answers at once: the usual case).
   const first = code.charCodeAt(0);

@@ -44,10 +44,40 @@ const BINARY_LEVELS = new Map<string, number>([
   ["@", 6],
 ]);
 
+/**
+ * Bounds on untrusted code: the parser and the interpreter recurse on nesting, so deeper code would end
+ * in a RangeError. CPython itself refuses parentheses nested past 200; a syntax tree deeper than
+ * MAX_TREE_DEPTH (long `a[0][0]…` or `1 + 1 + …` chains, `elif` ladders) is not analysed either. Both
+ * are syntax errors here, so the extraction is undetermined and the check fails closed.
+ */
+const MAX_NESTING = 200;
+const MAX_TREE_DEPTH = 1_000;
+/** Recursive descents in progress, across parsers (an f-string's fields are parsed by a nested parser). */
+let nesting = 0;
+
+/** Whether the tree under `root` is deeper than `limit` (an explicit stack: the walk cannot overflow). */
+function treeDeeperThan(root: object, limit: number): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /** Parses a whole Python module. */
 export function parsePython(options: { source: string }): Module {
   const parser = new Parser(tokenizePython({ source: options.source }));
   const module = parser.parseModule();
+  if (treeDeeperThan(module, MAX_TREE_DEPTH)) {
+    throw syntaxError({ message: `the code nests deeper than ${MAX_TREE_DEPTH} levels`, line: 1, col: 0 });
+  }
   // Two scans of the text (well under a microsecond), so the interpreter can skip what cannot matter.
   module.mayDefineFunctions = /\b(?:def|lambda|class)\b/.test(options.source);
   module.mayHaveUnusualText = /[\x1c-\x1f\x85\ufeff]|\\[xuU0-7N]/.test(options.source);
@@ -160,6 +190,12 @@ class Parser {
     return token;
   }
 
+  /** Enters one recursive descent (the caller leaves it with `nesting--` in a finally): past MAX_NESTING it throws. */
+  private enter(): void {
+    nesting++;
+    if (nesting > MAX_NESTING) throw this.error(`the code nests deeper than ${MAX_NESTING} levels`);
+  }
+
   private error(message: string) {
     const token = this.peek();
     const found =
@@ -222,6 +258,15 @@ class Parser {
   }
 
   private parseBlock(): Stmt[] {
+    try {
+      this.enter();
+      return this.parseBlockUnbounded();
+    } finally {
+      nesting--;
+    }
+  }
+
+  private parseBlockUnbounded(): Stmt[] {
     this.expectOp(":");
     if (!this.atKind("newline")) {
       // Simple statements on the same line as the header: `if x: y = 1; z = 2`.
@@ -635,6 +680,15 @@ class Parser {
   }
 
   private parseTest(): Expr {
+    try {
+      this.enter();
+      return this.parseTestUnbounded();
+    } finally {
+      nesting--;
+    }
+  }
+
+  private parseTestUnbounded(): Expr {
     const simple = this.simplePrimary();
     if (simple !== null) return simple;
     const start = this.loc();
@@ -704,6 +758,15 @@ class Parser {
   }
 
   private parseNotTest(): Expr {
+    try {
+      this.enter();
+      return this.parseNotTestUnbounded();
+    } finally {
+      nesting--;
+    }
+  }
+
+  private parseNotTestUnbounded(): Expr {
     const start = this.loc();
     if (this.acceptKeyword("not"))
       return { type: "UnaryOp", op: "not", operand: this.parseNotTest(), line: start.line, col: start.col };
@@ -762,6 +825,15 @@ class Parser {
   }
 
   private parseFactor(): Expr {
+    try {
+      this.enter();
+      return this.parseFactorUnbounded();
+    } finally {
+      nesting--;
+    }
+  }
+
+  private parseFactorUnbounded(): Expr {
     const start = this.loc();
     const token = this.peek();
     if (token.kind === "op" && (token.value === "-" || token.value === "+" || token.value === "~")) {
