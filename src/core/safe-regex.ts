@@ -70,7 +70,8 @@ function toRe2Syntax(pattern: string): string {
 
 /** Why RE2 refuses a pattern JS would accept, in the policy author's words; undefined if not one of those. */
 function unsupportedFeature(pattern: string): string | undefined {
-  if (/\(\?<?[=!]/.test(pattern)) return "lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported";
+  if (/\(\?<?[=!]/.test(pattern))
+    return "lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported";
   if (/\\[1-9]|\\k</.test(pattern)) return "backreferences (\\1, \\k<name>) are not supported";
   return undefined;
 }
@@ -118,7 +119,10 @@ export function safeRegex(options: SafeRegexOptions): SafeRegex {
 }
 
 /** Why a policy regex cannot be used (a syntax error, or a feature RE2 lacks); undefined when it can. */
-export function validatePolicyRegex(options: { pattern: string; caseSensitive?: boolean }): string | undefined {
+export function validatePolicyRegex(options: {
+  pattern: string;
+  caseSensitive?: boolean;
+}): string | undefined {
   if (options.pattern.length > MAX_PATTERN_LENGTH) {
     return `the pattern is longer than ${MAX_PATTERN_LENGTH} characters`;
   }

@@ -19,7 +19,11 @@ describe("bracketEnds", () => {
   });
 
   it("reads 1 MB of openers, nested groups and unclosed strings in one pass", () => {
-    for (const text of ["{".repeat(1_000_000), `${"[".repeat(500_000)}${"]".repeat(500_000)}`, '{"'.repeat(500_000)]) {
+    for (const text of [
+      "{".repeat(1_000_000),
+      `${"[".repeat(500_000)}${"]".repeat(500_000)}`,
+      '{"'.repeat(500_000),
+    ]) {
       const { ends, complete } = bracketEnds({ text });
       expect(complete).toBe(true);
       expect(ends[0]).toBe(matchingBracketEnd({ text, start: 0 }));

@@ -98,7 +98,12 @@ export function bracketEnds(options: { text: string; maxSteps?: number }): Brack
  * spends about a microsecond per level and the values it returns are walked and serialised later, so
  * text nested past any real tool call's depth is refused before it is parsed.
  */
-export function nestsDeeperThan(options: { text: string; limit: number; start?: number; end?: number }): boolean {
+export function nestsDeeperThan(options: {
+  text: string;
+  limit: number;
+  start?: number;
+  end?: number;
+}): boolean {
   const { text, limit } = options;
   const end = options.end ?? text.length;
   let depth = 0;
