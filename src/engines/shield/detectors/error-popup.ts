@@ -42,9 +42,12 @@ const PHRASES = [
   "please try again later",
   "validation failed",
 ];
+// No two `\s*` may be adjacent (around an optional part) and no `\s*` may run over the newline a
+// pattern starts at: on a page of white space either makes the match quadratic. The languages are those
+// of the plain spellings (`\s*[-:]?\s*`, `(?:^|\n)\s*`).
 const CODED =
-  /\b(?:4\d\d|5\d\d)\s*[-:\u2013]?\s*(?:error|not found|forbidden|unauthorized|internal server error|service unavailable|bad gateway|gateway time-?out)\b|\b(?:error|http)\s*(?:code\s*)?:?\s*(?:4\d\d|5\d\d)\b/i;
-const LABELLED = /(?:^|\n)\s*(?:error|fatal error|warning: error)\s*[:!-]/i;
+  /\b(?:4\d\d|5\d\d)\s*(?:[-:\u2013]\s*)?(?:error|not found|forbidden|unauthorized|internal server error|service unavailable|bad gateway|gateway time-?out)\b|\b(?:error|http)\s*(?:code\s*)?(?::\s*)?(?:4\d\d|5\d\d)\b/i;
+const LABELLED = /(?:^|\n)[^\S\n]*(?:error|fatal error|warning: error)\s*[:!-]/i;
 
 /** Visible text of an observation (HTML reduced to innerText; plain text unchanged). */
 export function visibleText(options: { observation: string }): string {

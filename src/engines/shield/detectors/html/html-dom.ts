@@ -93,6 +93,9 @@ function parseAttrs(text: string): Record<string, string> {
 }
 
 /** Parses HTML into a tree rooted at a "#document" element. Never throws. */
+/** Deepest element nesting kept (Chrome's HTML parser stops nesting at 512 as well). */
+const MAX_DEPTH = 512;
+
 export function parseHtml(options: { html: string }): HtmlElement {
   const html = options.html;
   const root: HtmlElement = { type: "element", tag: "#document", attrs: {}, children: [], parent: null };
@@ -123,7 +126,8 @@ export function parseHtml(options: { html: string }): HtmlElement {
     const close = /^<\/\s*([a-zA-Z][\w:-]*)\s*>/.exec(html.slice(lt, lt + 200));
     if (close) {
       const tag = close[1]!.toLowerCase();
-      const at = stack.map((e) => e.tag).lastIndexOf(tag);
+      let at = stack.length - 1;
+      while (at > 0 && stack[at]!.tag !== tag) at -= 1;
       if (at > 0) stack.length = at;
       i = lt + close[0].length;
       continue;
@@ -185,7 +189,9 @@ export function parseHtml(options: { html: string }): HtmlElement {
       i = m ? i + m.index + m[0].length : html.length;
       continue;
     }
-    stack.push(element);
+    // Like Chrome's parser, elements past MAX_DEPTH become siblings rather than children, so the tree
+    // (and every walk and every close tag's search of the open elements) stays bounded.
+    if (stack.length < MAX_DEPTH) stack.push(element);
   }
   return root;
 }
@@ -205,11 +211,15 @@ export function descendants(options: { root: HtmlElement }): HtmlElement[] {
 
 /** DOM textContent: every descendant text, scripts included, unchanged. */
 export function textContent(options: { node: HtmlNode }): string {
-  const { node } = options;
-  if (node.type === "text") return node.text;
-  let out = "";
-  for (const child of node.children) out += textContent({ node: child });
-  return out;
+  // An explicit stack: a page may nest elements 100 000 deep, past what recursion survives.
+  const parts: string[] = [];
+  const stack: HtmlNode[] = [options.node];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === "text") parts.push(node.text);
+    else for (let k = node.children.length - 1; k >= 0; k -= 1) stack.push(node.children[k]!);
+  }
+  return parts.join("");
 }
 
 const BLOCK = new Set([
@@ -254,19 +264,25 @@ const HIDDEN = new Set(["script", "style", "template", "noscript", "head", "titl
  */
 export function innerText(options: { node: HtmlNode }): string {
   const parts: string[] = [];
-  const walk = (node: HtmlNode) => {
+  // An explicit stack (deep pages); a string on it is text to emit after an element's children.
+  const stack: (HtmlNode | string)[] = [options.node];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (typeof node === "string") {
+      parts.push(node);
+      continue;
+    }
     if (node.type === "text") {
       parts.push(node.text.replace(/\s+/g, " "));
-      return;
+      continue;
     }
-    if (HIDDEN.has(node.tag) || "hidden" in node.attrs || node.attrs.type === "hidden") return;
+    if (HIDDEN.has(node.tag) || "hidden" in node.attrs || node.attrs.type === "hidden") continue;
     const block = BLOCK.has(node.tag);
     if (block) parts.push("\n");
-    for (const child of node.children) walk(child);
-    if (block) parts.push("\n");
-    if (node.tag === "td" || node.tag === "th") parts.push("\t");
-  };
-  walk(options.node);
+    const after = `${block ? "\n" : ""}${node.tag === "td" || node.tag === "th" ? "\t" : ""}`;
+    if (after !== "") stack.push(after);
+    for (let k = node.children.length - 1; k >= 0; k -= 1) stack.push(node.children[k]!);
+  }
   return parts
     .join("")
     .split("\n")
