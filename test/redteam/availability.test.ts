@@ -84,6 +84,17 @@ describe("availability: adversarial EHRAgent code (eicu-ac)", () => {
   }
 });
 
+describe("availability: a 1 MB task (mind2web-sc)", () => {
+  it(
+    "refuses to judge a task too long to classify",
+    async () => {
+      const guard = await pool.get("mind2web-sc");
+      expectRefused(await guard.check({ input: fill("book a flight "), output: "click(1)" }), "1 MB task");
+    },
+    TIMEOUT,
+  );
+});
+
 describe("availability: policy regexes run in linear time and are checked at load", () => {
   const withRegex = (name: string, value: string): InlinePolicy => ({
     name,

@@ -30,3 +30,19 @@ describe("error-popup", () => {
     expect(findErrorIndicator({ text: "Quota exceeded", extra: ["quota exceeded"] })).toBe("quota exceeded");
   });
 });
+
+describe("error-popup on adversarial pages", () => {
+  it("reads a megabyte of white space and 100 000 nested elements without a RangeError", () => {
+    expect(findErrorIndicator({ text: " \n".repeat(500_000) })).toBeNull();
+    expect(findErrorIndicator({ text: `404${" ".repeat(1_000_000)}` })).toBeNull();
+    const deep = `${"<div>".repeat(100_000)}Error: disk full${"</div>".repeat(100_000)}`;
+    const facts = buildStepFacts({ step: { action: "click", args: {}, observation: deep }, index: 0 });
+    expect(errorPopupDetector.detect({ facts, params: {}, field: undefined })).toBe(true);
+  });
+
+  it("keeps the labelled and coded forms", () => {
+    expect(findErrorIndicator({ text: "ok\n  \n  Error: x" })).toBe("Error:");
+    expect(findErrorIndicator({ text: "500 - internal server error" })).not.toBeNull();
+    expect(findErrorIndicator({ text: "HTTP code: 404" })).toBe("HTTP code: 404");
+  });
+});

@@ -291,3 +291,33 @@ describe("parsePython precedence (property)", () => {
     );
   });
 });
+
+describe("parsePython bounds", () => {
+  const rejects = (source: string) => {
+    let caught: unknown;
+    try {
+      parsePython({ source });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isWardenError(caught)).toBe(true);
+    expect(String((caught as Error).message)).toMatch(/nests deeper than/);
+  };
+
+  it("refuses nesting past 200 levels with a syntax error, not a RangeError", () => {
+    rejects(`x = ${"(".repeat(100_000)}1${")".repeat(100_000)}`);
+    rejects(`x = ${"-".repeat(100_000)}1`);
+    rejects(`x = ${"not ".repeat(50_000)}1`);
+    rejects(`x = ${"[".repeat(10_000)}${"]".repeat(10_000)}`);
+  });
+
+  it("refuses syntax trees deeper than 1000 levels (long chains)", () => {
+    rejects(`x = a${"[0]".repeat(30_000)}`);
+    rejects(`x = 1${" + 1".repeat(30_000)}`);
+  });
+
+  it("still parses nesting real code has", () => {
+    expect(() => parsePython({ source: `x = ${"(".repeat(50)}1${")".repeat(50)}` })).not.toThrow();
+    expect(() => parsePython({ source: `x = 1${" + 1".repeat(200)}` })).not.toThrow();
+  });
+});

@@ -423,6 +423,11 @@ function summarize(lex: RuleLexicon, hits: Hit[]): CategoryMatch | undefined {
 }
 
 const RulesSchema = z.array(AttributeRuleSchema);
+/**
+ * A task is a sentence or a paragraph; classifying costs microseconds per character, so a longer text
+ * (an attacker's megabyte) is left unclassified — low confidence, which fails closed.
+ */
+export const MAX_TASK_LENGTH = 32 * 1024;
 
 function emptyResult(confidence: Confidence, reason: string): ClassifyResult {
   return { categories: [], nearMisses: [], confidence, reason };
@@ -448,6 +453,12 @@ export function createCategoryClassifier(options: {
     classify({ text }: { text: string }): ClassifyResult {
       if (typeof text !== "string" || text.trim() === "")
         return emptyResult("none", "no task text to classify");
+      if (text.length > MAX_TASK_LENGTH) {
+        return emptyResult(
+          "low",
+          `the task text is longer than ${MAX_TASK_LENGTH} characters, so it is not classified`,
+        );
+      }
       const v = view(text);
       if (v.tokens.length === 0) return emptyResult("none", "the task text has no words");
       const spans = lexicons.map((lex) => exclusionSpans(v, lex));

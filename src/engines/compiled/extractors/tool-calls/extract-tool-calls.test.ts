@@ -202,3 +202,23 @@ describe("scanEmbeddedJson", () => {
     expect(scan.unparsed).toEqual(["{bad}"]);
   });
 });
+
+describe("extractToolCalls bounds", () => {
+  it("reads 1 MB of openers in one pass and reports no call", () => {
+    const result = extractToolCalls({ value: "{".repeat(1_000_000) });
+    expect(result.calls).toEqual([]);
+  });
+
+  it("does not parse text nested deeper than it can judge: low confidence", () => {
+    const result = extractToolCalls({ value: `${"[".repeat(500_000)}${"]".repeat(500_000)}` });
+    expect(result.confidence).toBe("low");
+    expect(result.reason).toMatch(/deeper than/);
+  });
+
+  it("says a scan cut short by its bounds is partial, even with calls found", () => {
+    const call = JSON.stringify({ name: "ls", arguments: {} });
+    const result = extractToolCalls({ value: `text ${call} ${"{} ".repeat(3_000)}` });
+    expect(result.confidence).toBe("low");
+    expect(result.calls.map((c) => c.name)).toEqual(["ls"]);
+  });
+});
