@@ -54,7 +54,13 @@ export function createAutoEngine(options: {
     const { policy, subject } = checkOptions;
     let compiledFirst: Decision | undefined;
     if (hasRulesTheShieldIgnores(policy)) {
-      const assessed = options.compiled.assess({ policy, subject, started, skipTemporal: true });
+      const assessed = await options.compiled.assessAsync({
+        policy,
+        subject,
+        started,
+        skipTemporal: true,
+        ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
+      });
       if (!assessed.decided) return { reason: `could not determine ${assessed.undetermined.join("; ")}` };
       compiledFirst = assessed.decision;
       if (compiledFirst.verdict === "deny") {
@@ -100,9 +106,18 @@ export function createAutoEngine(options: {
         if ("decision" in r) return r.decision;
         reason = r.reason;
       } else {
-        const assessed = options.compiled.assess({ policy, subject, started });
+        const { signal } = checkOptions;
+        const assessed = await options.compiled.assessAsync({
+          policy,
+          subject,
+          started,
+          ...(signal ? { signal } : {}),
+        });
         if (assessed.decided) {
-          return withNote(assessed.decision, "compiled path: every fact was extracted with confidence");
+          const note = assessed.decision.failure
+            ? "compiled path: the check could not be completed"
+            : "compiled path: every fact was extracted with confidence";
+          return withNote(assessed.decision, note);
         }
         reason = `could not determine ${assessed.undetermined.join("; ")}`;
       }

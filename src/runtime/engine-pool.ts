@@ -1,12 +1,14 @@
 /**
  * Engines by name, built on first use from one shared setup and kept for the life of a long-running
  * process (HTTP server, MCP server). A request may pick any engine; the pool builds each at most once, and
- * the model they share is closed once, by the pool, rather than by every engine that used it.
+ * the model they share is closed once, by the pool, rather than by every engine that used it. They also
+ * share one check pool (the worker threads that run compiled checks of large subjects), closed last.
  */
 import { WardenError } from "../core/errors.js";
 import type { Engine } from "../engines/engine.js";
 import type { ModelClient } from "../llm/model.js";
 import { createEngine, type EngineHandle, type EngineName, type EngineSetup } from "./create-engine.js";
+import { type CheckPool, createCheckPool } from "./offload/check-pool.js";
 
 /** What a server needs from its engines: the default one's name and any engine by name. */
 export interface EngineProvider {
@@ -42,7 +44,15 @@ export function createEnginePool(options: {
 }): EnginePool {
   const defaultEngine = options.defaultEngine ?? "auto";
   const { model, ...rest } = options.setup;
-  const setup: Omit<EngineSetup, "engine"> = { ...rest, ...(model ? { model: unclosable(model) } : {}) };
+  let checkPool: CheckPool | undefined;
+  if (!rest.checkOffload && rest.checkWorkers !== 0) {
+    checkPool = createCheckPool({ ...(rest.checkWorkers ? { workers: rest.checkWorkers } : {}) });
+  }
+  const setup: Omit<EngineSetup, "engine"> = {
+    ...rest,
+    ...(model ? { model: unclosable(model) } : {}),
+    ...(checkPool ? { checkOffload: checkPool } : {}),
+  };
   const handles = new Map<EngineName, Promise<EngineHandle>>();
   let closed = false;
 
@@ -71,6 +81,7 @@ export function createEnginePool(options: {
         const handle = await pending.catch(() => undefined);
         await handle?.close();
       }
+      await checkPool?.close();
       await model?.close?.();
     },
   };

@@ -3,6 +3,11 @@
  * code — no model, microseconds. When a fact cannot be determined with confidence — or a tool rule's
  * outcome depends on a value that could not be determined — it fails closed and names it (the `auto`
  * engine falls back to a model instead).
+ *
+ * The compiled path is synchronous. Given an `offload` (src/runtime/offload/check-pool.ts), a check of a
+ * large subject runs it in a worker thread instead — the same code, so the same decision — which keeps
+ * the event loop free and lets a check's time limit fire; `assessAsync` and `check` take that route,
+ * and every engine built on this one (auto, the deterministic floor) inherits it.
  */
 import {
   allowDecision,
@@ -27,6 +32,26 @@ export type CompiledAssessment =
   | { decided: true; decision: Decision }
   | { decided: false; undetermined: string[]; facts: CompiledFacts };
 
+/**
+ * Somewhere other than the event loop to run `assess` (the check pool). The engine asks `wants` per
+ * check; a subject it does not want is assessed inline.
+ */
+export interface CompiledOffload {
+  /** Whether this subject is large enough to be assessed off the event loop. */
+  wants(options: { subject: Subject }): boolean;
+  /**
+   * `assess` in another thread. Rejects with the signal's reason when it aborts (the work is then
+   * stopped); a worker that fails answers a fail-closed decision.
+   */
+  assess(options: {
+    policy: Policy;
+    subject: Subject;
+    skipTemporal?: boolean;
+    failMode: "closed" | "open";
+    signal?: AbortSignal;
+  }): Promise<CompiledAssessment>;
+}
+
 export interface CompiledEngine extends Engine {
   /**
    * The compiled path in one go: `auto` decides with it when it decides, and otherwise falls back on
@@ -38,6 +63,14 @@ export interface CompiledEngine extends Engine {
     started?: number;
     skipTemporal?: boolean;
   }): CompiledAssessment;
+  /** `assess`, off the event loop when the engine has an offload that wants this subject. */
+  assessAsync(options: {
+    policy: Policy;
+    subject: Subject;
+    started?: number;
+    skipTemporal?: boolean;
+    signal?: AbortSignal;
+  }): Promise<CompiledAssessment>;
   /** Facts only: what `auto` looks at to choose the compiled path. */
   extract(options: { policy: Policy; subject: Subject }): CompiledFacts;
   /**
@@ -92,9 +125,16 @@ function modelFreeCost(): Cost {
   return { llmCalls: 0, inputTokens: 0, outputTokens: 0, ms: 0 };
 }
 
-export function createCompiledEngine(options: { failMode?: "closed" | "open" } = {}): CompiledEngine {
+export function createCompiledEngine(
+  options: {
+    failMode?: "closed" | "open";
+    /** Where checks of large subjects run (default: none, every check inline). */
+    offload?: CompiledOffload;
+  } = {},
+): CompiledEngine {
   const name = "compiled";
   const failMode = options.failMode ?? "closed";
+  const { offload } = options;
 
   /**
    * decideFacts with the policy already compiled (check has it at hand: one cache lookup less per
@@ -186,6 +226,28 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
     return { decided: true, decision: decideCompiled(compiled, o.subject, facts, started, verdict) };
   }
 
+  async function assessAsync(o: {
+    policy: Policy;
+    subject: Subject;
+    started?: number;
+    skipTemporal?: boolean;
+    signal?: AbortSignal;
+  }): Promise<CompiledAssessment> {
+    const { signal, ...inline } = o;
+    if (!offload?.wants({ subject: o.subject })) return assess(inline);
+    const started = o.started ?? performance.now();
+    const assessed = await offload.assess({
+      policy: o.policy,
+      subject: o.subject,
+      failMode,
+      ...(o.skipTemporal ? { skipTemporal: true } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    // The worker timed its own part; the decision's cost is the whole check, as inline.
+    if (assessed.decided) assessed.decision.cost.ms = performance.now() - started;
+    return assessed;
+  }
+
   function decideFacts(o: {
     policy: Policy;
     subject: Subject;
@@ -203,7 +265,8 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
     },
     decideFacts,
     assess,
-    async check({ policy, subject }: CheckOptions): Promise<Decision> {
+    assessAsync,
+    async check({ policy, subject, signal }: CheckOptions): Promise<Decision> {
       const started = performance.now();
       if (!isCompiled(policy)) {
         return failureDecision({
@@ -215,7 +278,7 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
           output: agentAnswer({ policy, subject }),
         });
       }
-      const assessed = assess({ policy, subject, started });
+      const assessed = await assessAsync({ policy, subject, started, ...(signal ? { signal } : {}) });
       if (assessed.decided) return assessed.decision;
       return undeterminedDecision(policy, subject, assessed.facts, assessed.undetermined, started);
     },
