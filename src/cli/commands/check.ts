@@ -3,6 +3,8 @@
  * summary; exit 0 allow, 1 deny or ask, 2 usage or internal error. A trajectory is judged step by step
  * by default — every step in order, then the end — since a trajectory whose last step is fine may have
  * broken the policy earlier; `--last-step` decides only its last step (what a guard in the loop asks).
+ * `--check-timeout` bounds the whole check (a trajectory's whole replay) as the service bounds one: past
+ * it, a fail-closed CHECK_TIMEOUT deny is printed and the exit code is the deny's.
  */
 import type { Command } from "commander";
 import { z } from "zod";
@@ -15,11 +17,12 @@ import {
   type ShieldTrajectoryResult,
 } from "../../engines/shield/runtime/run-shield-on-trajectory.js";
 import type { ShieldEngine } from "../../engines/shield/runtime/shield-engine.js";
-import type { GuardService } from "../../runtime/guard-service.js";
+import { checkTimeoutDecision, raceLimit, timedOut } from "../../runtime/check-within.js";
+import { DEFAULT_CHECK_TIMEOUT_MS, type GuardService } from "../../runtime/guard-service.js";
 import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-guard-service.js";
 import { exitCodeForDecision } from "../exit-codes.js";
 import { formatDecision } from "../format-decision.js";
-import { addGuardOptions } from "../guard-options.js";
+import { addCheckTimeoutOption, addGuardOptions, checkTimeoutFrom } from "../guard-options.js";
 import { readJsonInput, readTextInput } from "../read-input.js";
 
 const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).extend({
@@ -41,7 +44,7 @@ export function registerCheckCommand(options: { program: Command }): void {
   const command = options.program
     .command("check")
     .description("Decide whether an agent's input and output (or trajectory) satisfy a policy");
-  addGuardOptions({ command, policy: "one" })
+  addCheckTimeoutOption({ command: addGuardOptions({ command, policy: "one" }) })
     .option("--input <file|->", "the agent input (I_i): a file, or - for stdin")
     .option("--output <file>", "the agent output log (I_o): a file")
     .option("--subject <file|json>", "a whole subject as JSON: {input, output, trajectory?, context?}")
@@ -57,6 +60,8 @@ export function registerCheckCommand(options: { program: Command }): void {
     .option("--last-step", "with --trajectory: decide only the last step (the earlier ones as its history)")
     .option("--json", "print the Decision as JSON")
     .action(async (raw: Record<string, unknown>) => {
+      const { checkTimeout: _flag, ...rest } = raw;
+      const limits = checkTimeoutFrom({ raw });
       const {
         policy,
         input,
@@ -70,7 +75,7 @@ export function registerCheckCommand(options: { program: Command }): void {
         ...service
       } = parseWith({
         schema: CheckOptionsSchema,
-        value: raw,
+        value: { ...rest, ...limits },
         what: "check options",
       });
       const subject = await readSubject({ input, output, subject: subjectRef, trajectory, context });
@@ -93,18 +98,29 @@ export function registerCheckCommand(options: { program: Command }): void {
         // output, the same for every prefix, so they decide once unless --all-steps asks otherwise.
         const judgesSteps = STEPWISE_ENGINES.has(service.engine ?? "auto");
         if (subject.trajectory?.length && (allSteps || (!lastStep && judgesSteps))) {
-          await replayTrajectory({ guard, policy: loaded!.name, subject, json, engine: service.engine });
+          await replayWithin({
+            guard,
+            policy: loaded!.name,
+            subject,
+            json,
+            engine: service.engine,
+            limitMs: service.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+          });
           return;
         }
-        const decision = await guard.check({ policy: loaded!.name, subject });
-        process.stdout.write(
-          json ? `${JSON.stringify(decision, null, 2)}\n` : `${formatDecision({ decision })}\n`,
-        );
-        process.exitCode = exitCodeForDecision(decision);
+        printDecision({ decision: await guard.check({ policy: loaded!.name, subject }), json });
       } finally {
         await guard.close();
       }
     });
+}
+
+function printDecision(o: { decision: Decision; json: boolean }): void {
+  const { decision } = o;
+  process.stdout.write(
+    o.json ? `${JSON.stringify(decision, null, 2)}\n` : `${formatDecision({ decision })}\n`,
+  );
+  process.exitCode = exitCodeForDecision(decision);
 }
 
 async function readSubject(o: {
@@ -154,21 +170,50 @@ async function readSubject(o: {
 }
 
 /**
- * Every step decided in order, then the end rules. The shield runs its session (each step read once);
- * another engine decides each prefix of the trajectory, the end rules with the last one.
+ * The replay under one time limit for the whole of it: past the limit, the fail-closed CHECK_TIMEOUT
+ * decision is printed instead (the check in flight is aborted, its worker terminated).
  */
-async function replayTrajectory(o: {
+async function replayWithin(o: {
   guard: GuardService;
   policy: string;
   subject: Subject;
   json: boolean;
   engine: string | undefined;
+  limitMs: number;
 }): Promise<void> {
+  const started = performance.now();
+  const replay = (signal?: AbortSignal) =>
+    replayTrajectory({ guard: o.guard, policy: o.policy, subject: o.subject, engine: o.engine, signal });
+  const result = o.limitMs === 0 ? await replay() : await raceLimit({ limitMs: o.limitMs, run: replay });
+  if (!timedOut(result)) {
+    printReplay({ result, json: o.json });
+    return;
+  }
+  const decision = checkTimeoutDecision({
+    engine: o.engine ?? "auto",
+    policy: o.guard.getPolicy({ name: o.policy }),
+    limitMs: o.limitMs,
+    started,
+  });
+  printDecision({ decision, json: o.json });
+}
+
+/**
+ * Every step decided in order, then the end rules. The shield runs its session (each step read once);
+ * another engine decides each prefix of the trajectory, the end rules with the last one. `signal` stops
+ * it when the whole replay's time limit passes.
+ */
+async function replayTrajectory(o: {
+  guard: GuardService;
+  policy: string;
+  subject: Subject;
+  engine: string | undefined;
+  signal?: AbortSignal | undefined;
+}): Promise<ShieldTrajectoryResult | PrefixResult> {
   const steps = o.subject.trajectory ?? [];
-  let result: ShieldTrajectoryResult | PrefixResult;
   if (o.engine === "shield") {
     const engine = (await o.guard.getEngine({ engine: "shield" })) as ShieldEngine;
-    result = await runShieldOnTrajectory({
+    return runShieldOnTrajectory({
       engine,
       policy: o.guard.getPolicy({ name: o.policy }),
       trajectory: {
@@ -176,10 +221,19 @@ async function replayTrajectory(o: {
         steps,
         ...(o.subject.context ? { context: o.subject.context } : {}),
       },
+      ...(o.signal ? { signal: o.signal } : {}),
     });
-  } else {
-    result = await decidePrefixes({ guard: o.guard, policy: o.policy, subject: o.subject });
   }
+  return decidePrefixes({
+    guard: o.guard,
+    policy: o.policy,
+    subject: o.subject,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+}
+
+function printReplay(o: { result: ShieldTrajectoryResult | PrefixResult; json: boolean }): void {
+  const { result } = o;
   if (o.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } else {
@@ -210,6 +264,7 @@ async function decidePrefixes(o: {
   guard: GuardService;
   policy: string;
   subject: Subject;
+  signal?: AbortSignal;
 }): Promise<PrefixResult> {
   const steps = o.subject.trajectory ?? [];
   const decisions: Decision[] = [];
@@ -217,8 +272,11 @@ async function decidePrefixes(o: {
   for (let i = 0; i < steps.length; i += 1) {
     const last = i === steps.length - 1;
     const context = last ? { ...o.subject.context, final: true } : o.subject.context;
+    // Past the whole replay's limit the answer is already given; stop deciding more prefixes.
+    if (o.signal?.aborted) throw o.signal.reason;
     const d = await o.guard.check({
       policy: o.policy,
+      ...(o.signal ? { signal: o.signal } : {}),
       subject: { ...o.subject, trajectory: steps.slice(0, i + 1), ...(context ? { context } : {}) },
     });
     decisions.push(d);

@@ -84,7 +84,7 @@ describe("check pool under time limits and failures", () => {
       const engine = createCompiledEngine({ offload: pool });
       const decision = await checkWithin({
         policy: mcpTools,
-        subject: { input: "__spin__" },
+        subject: { input: "__spin__", output: "" },
         getEngine: async () => engine,
         engineName: "compiled",
         limitMs: 300,
@@ -109,13 +109,13 @@ describe("check pool under time limits and failures", () => {
       const reason = new WardenError({ code: "ABORTED", message: "gone" });
       const first = pool.assess({
         policy: mcpTools,
-        subject: { input: "__spin__" },
+        subject: { input: "__spin__", output: "" },
         failMode: "closed",
         signal: running.signal,
       });
       const second = pool.assess({
         policy: mcpTools,
-        subject: { input: "x" },
+        subject: { input: "x", output: "" },
         failMode: "closed",
         signal: queued.signal,
       });
@@ -136,7 +136,7 @@ describe("check pool under time limits and failures", () => {
       // Fail-open engines too: a failed worker is never an allow.
       const engine = createCompiledEngine({ failMode: "open", offload: pool });
       for (const input of ["__crash__", "__oom__"]) {
-        const d = await engine.check({ policy: mcpTools, subject: { input } });
+        const d = await engine.check({ policy: mcpTools, subject: { input, output: "" } });
         expect(d.allowed).toBe(false);
         expect(d.failure).toMatchObject({ code: "CHECK_WORKER_FAILED", mode: "closed" });
       }
@@ -150,19 +150,23 @@ describe("check pool under time limits and failures", () => {
 
   it("after close, refuses new checks and cancels those in hand", async () => {
     const pool = createCheckPool({ workers: 1, thresholdBytes: 0, workerUrl: hooks });
-    const inHand = pool.assess({ policy: mcpTools, subject: { input: "__spin__" }, failMode: "closed" });
+    const inHand = pool.assess({
+      policy: mcpTools,
+      subject: { input: "__spin__", output: "" },
+      failMode: "closed",
+    });
     const cancelled = expect(inHand).rejects.toMatchObject({ code: "ABORTED" });
     await pool.close();
     await cancelled;
     await expect(
-      pool.assess({ policy: mcpTools, subject: { input: "" }, failMode: "closed" }),
+      pool.assess({ policy: mcpTools, subject: { input: "", output: "" }, failMode: "closed" }),
     ).rejects.toMatchObject({ code: "ABORTED" });
     expect(pool.stats()).toMatchObject({ workers: 0, busy: 0 });
   });
 
   it("wants only subjects over its threshold", async () => {
     const pool = createCheckPool({ thresholdBytes: 1024 });
-    expect(pool.wants({ subject: { input: "short" } })).toBe(false);
+    expect(pool.wants({ subject: { input: "short", output: "" } })).toBe(false);
     expect(pool.wants({ subject: { input: "", output: "x".repeat(2000) } })).toBe(true);
     await pool.close();
   });
