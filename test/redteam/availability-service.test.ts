@@ -6,11 +6,22 @@
  * CHECK_TIMEOUT deny when the limit fires first. Compiled checks of large subjects run in worker threads
  * (src/runtime/offload/check-pool.ts), so the event loop — and with it the limit's timer — stays free.
  *
- * The server runs in this test's own thread, so if the check held the event loop, /healthz could not be
+ * The MCP guard proxy runs the same engines under its own check limit: a tool call with a large adversarial
+ * argument is refused (never forwarded) while the proxy still answers pings.
+ *
+ * The servers run in this test's own thread, so if the check held the event loop, /healthz could not be
  * answered before the check's own answer. No timing is asserted; /healthz latencies are logged.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Decision } from "../../src/core/decision.js";
+import { DECISION_META_KEY } from "../../src/mcp/blocked-call-result.js";
+import { createGuardedMcpProxy } from "../../src/mcp/guarded-mcp-proxy.js";
+import { loadPolicy } from "../../src/policies/load-policy.js";
+import { createEngine } from "../../src/runtime/create-engine.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 
 const LIMIT_MS = 2000;
@@ -95,5 +106,71 @@ describe("red team: availability of the HTTP service under a large adversarial c
       subject: { input: "", output: JSON.stringify({ name: "shell.run", arguments: { command: "ls" } }) },
     });
     expect(after.decision.failure).toBeUndefined();
+  }, 120_000);
+});
+
+describe("red team: availability of the MCP guard proxy under a large adversarial call", () => {
+  it("answers pings while a large adversarial call is judged, and forwards nothing", async () => {
+    const forwarded: unknown[] = [];
+    const upstream = new Server({ name: "upstream", version: "1.0.0" }, { capabilities: { tools: {} } });
+    upstream.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: "shell.run", inputSchema: { type: "object" } }],
+    }));
+    upstream.setRequestHandler(CallToolRequestSchema, async (request) => {
+      forwarded.push(request.params);
+      return { content: [{ type: "text", text: "ran" }] };
+    });
+    const [toUpstream, upstreamSide] = InMemoryTransport.createLinkedPair();
+    await upstream.connect(upstreamSide);
+    const handle = await createEngine({ engine: "auto" });
+    let begun!: () => void;
+    const checking = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const engine = {
+      name: handle.engine.name,
+      check: (options: Parameters<typeof handle.engine.check>[0]) => {
+        begun();
+        return handle.engine.check(options);
+      },
+    };
+    const proxy = await createGuardedMcpProxy({
+      upstream: toUpstream,
+      policy: loadPolicy({ ref: "mcp-tools" }).policy,
+      engine,
+      checkTimeoutMs: 500,
+    });
+    const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
+    await proxy.connect({ transport: proxySide });
+    const agent = new Client({ name: "agent", version: "1.0.0" });
+    await agent.connect(agentSide);
+    try {
+      let settled = false;
+      // A command the shell extractor once took seconds over (quadratic in its length).
+      const call = agent
+        .callTool({ name: "shell.run", arguments: { command: "curl ".repeat(10_000) } })
+        .finally(() => {
+          settled = true;
+        });
+      await checking;
+      let answeredWhileChecking = false;
+      for (let i = 0; i < 200 && !settled; i++) {
+        await agent.ping();
+        if (!settled) answeredWhileChecking = true;
+      }
+      const result = await call;
+      expect(result.isError).toBe(true);
+      expect(forwarded).toEqual([]);
+      const decision = (result._meta as Record<string, Decision>)[DECISION_META_KEY]!;
+      expect(decision.allowed).toBe(false);
+      if (decision.failure?.code === "CHECK_TIMEOUT") expect(answeredWhileChecking).toBe(true);
+      console.info(
+        `proxy: ${decision.failure?.code ?? decision.verdict}, pings answered meanwhile: ${answeredWhileChecking}`,
+      );
+    } finally {
+      await agent.close();
+      await proxy.close();
+      await handle.close();
+    }
   }, 120_000);
 });
