@@ -33,6 +33,18 @@ export type CompiledAssessment =
   | { decided: false; undetermined: string[]; facts: CompiledFacts };
 
 /**
+ * What `assess` takes. The check pool forwards every field but `started` to its worker as is, so a field
+ * added here reaches the worker's assessment without more wiring.
+ */
+export interface AssessOptions {
+  policy: Policy;
+  subject: Subject;
+  started?: number;
+  /** Leave the temporal rules to the shield (auto). */
+  skipTemporal?: boolean;
+}
+
+/**
  * Somewhere other than the event loop to run `assess` (the check pool). The engine asks `wants` per
  * check; a subject it does not want is assessed inline.
  */
@@ -43,13 +55,9 @@ export interface CompiledOffload {
    * `assess` in another thread. Rejects with the signal's reason when it aborts (the work is then
    * stopped); a worker that fails answers a fail-closed decision.
    */
-  assess(options: {
-    policy: Policy;
-    subject: Subject;
-    skipTemporal?: boolean;
-    failMode: "closed" | "open";
-    signal?: AbortSignal;
-  }): Promise<CompiledAssessment>;
+  assess(
+    options: Omit<AssessOptions, "started"> & { failMode: "closed" | "open"; signal?: AbortSignal },
+  ): Promise<CompiledAssessment>;
 }
 
 export interface CompiledEngine extends Engine {
@@ -57,20 +65,9 @@ export interface CompiledEngine extends Engine {
    * The compiled path in one go: `auto` decides with it when it decides, and otherwise falls back on
    * what it reports as undetermined. `skipTemporal` leaves the temporal rules to the shield.
    */
-  assess(options: {
-    policy: Policy;
-    subject: Subject;
-    started?: number;
-    skipTemporal?: boolean;
-  }): CompiledAssessment;
+  assess(options: AssessOptions): CompiledAssessment;
   /** `assess`, off the event loop when the engine has an offload that wants this subject. */
-  assessAsync(options: {
-    policy: Policy;
-    subject: Subject;
-    started?: number;
-    skipTemporal?: boolean;
-    signal?: AbortSignal;
-  }): Promise<CompiledAssessment>;
+  assessAsync(options: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment>;
   /** Facts only: what `auto` looks at to choose the compiled path. */
   extract(options: { policy: Policy; subject: Subject }): CompiledFacts;
   /**
@@ -207,12 +204,7 @@ export function createCompiledEngine(
     return d;
   }
 
-  function assess(o: {
-    policy: Policy;
-    subject: Subject;
-    started?: number;
-    skipTemporal?: boolean;
-  }): CompiledAssessment {
+  function assess(o: AssessOptions): CompiledAssessment {
     const started = o.started ?? performance.now();
     const compiled = compilePolicyRules({ policy: o.policy });
     const facts = extractFacts({
@@ -226,23 +218,11 @@ export function createCompiledEngine(
     return { decided: true, decision: decideCompiled(compiled, o.subject, facts, started, verdict) };
   }
 
-  async function assessAsync(o: {
-    policy: Policy;
-    subject: Subject;
-    started?: number;
-    skipTemporal?: boolean;
-    signal?: AbortSignal;
-  }): Promise<CompiledAssessment> {
-    const { signal, ...inline } = o;
-    if (!offload?.wants({ subject: o.subject })) return assess(inline);
-    const started = o.started ?? performance.now();
-    const assessed = await offload.assess({
-      policy: o.policy,
-      subject: o.subject,
-      failMode,
-      ...(o.skipTemporal ? { skipTemporal: true } : {}),
-      ...(signal ? { signal } : {}),
-    });
+  async function assessAsync(o: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment> {
+    const { signal, ...options } = o;
+    if (!offload?.wants({ subject: o.subject })) return assess(options);
+    const { started = performance.now(), ...forwarded } = options;
+    const assessed = await offload.assess({ ...forwarded, failMode, ...(signal ? { signal } : {}) });
     // The worker timed its own part; the decision's cost is the whole check, as inline.
     if (assessed.decided) assessed.decision.cost.ms = performance.now() - started;
     return assessed;

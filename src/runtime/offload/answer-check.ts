@@ -29,11 +29,7 @@ export function answerCheck(job: AssessJobMessage): FromCheckWorkerMessage {
     };
   }
   try {
-    const assessment = engines[job.failMode].assess({
-      policy,
-      subject: job.subject,
-      ...(job.skipTemporal ? { skipTemporal: true } : {}),
-    });
+    const assessment = engines[job.failMode].assess({ ...job.options, policy });
     return { type: "assessed", id: job.id, assessment };
   } catch (error) {
     return {

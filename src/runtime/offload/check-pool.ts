@@ -209,16 +209,9 @@ export function createCheckPool(options: CheckPoolOptions = {}): CheckPool {
   }
 
   function send(slot: Slot, job: Job): void {
-    const { policy, subject, skipTemporal, failMode } = job.assess;
+    const { policy, failMode, signal: _signal, ...options } = job.assess;
     const digest = digestOf(policy);
-    const message: AssessJobMessage = {
-      type: "assess",
-      id: job.id,
-      digest,
-      subject,
-      skipTemporal: skipTemporal === true,
-      failMode,
-    };
+    const message: AssessJobMessage = { type: "assess", id: job.id, digest, failMode, options };
     const known = slot.policies.includes(digest);
     if (!known) {
       message.policy = policy;

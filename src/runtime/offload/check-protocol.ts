@@ -6,8 +6,7 @@
  */
 import type { ErrorCode } from "../../core/errors.js";
 import type { Policy } from "../../core/policy.js";
-import type { Subject } from "../../core/subject.js";
-import type { CompiledAssessment } from "../../engines/compiled/compiled-engine.js";
+import type { AssessOptions, CompiledAssessment } from "../../engines/compiled/compiled-engine.js";
 
 export interface AssessJobMessage {
   type: "assess";
@@ -17,9 +16,9 @@ export interface AssessJobMessage {
   policy?: Policy;
   /** Digests the worker may forget (the pool no longer counts on them). */
   evict?: string[];
-  subject: Subject;
-  skipTemporal: boolean;
   failMode: "closed" | "open";
+  /** The rest of `assess`'s options (the subject, skipTemporal...), as the engine gave them. */
+  options: Omit<AssessOptions, "policy" | "started">;
 }
 
 export type FromCheckWorkerMessage =

@@ -9,7 +9,7 @@ import { tsImport } from "tsx/esm/api";
 const { answerCheck } = await tsImport("./answer-check.ts", import.meta.url);
 
 parentPort.on("message", (job) => {
-  const input = job?.subject?.input;
+  const input = job?.options?.subject?.input;
   if (input === "__spin__") for (;;);
   if (input === "__crash__") process.exit(7);
   if (input === "__oom__") {
