@@ -4,6 +4,7 @@
  * fail-closed CHECK_TIMEOUT deny, given at once: the engine is signalled to stop, but a hung engine may
  * ignore the signal, so the timer races it and its late result, or late rejection, is dropped.
  */
+import type { CheckTrust } from "../core/caller.js";
 import { type Decision, failureDecision, zeroCost } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import { type Policy, policyRef } from "../core/policy.js";
@@ -28,14 +29,16 @@ export async function checkWithin(options: {
   /** performance.now() when the check began, for the decision's cost. */
   started: number;
   signal?: AbortSignal;
+  /** What the check takes on trust from its caller (passed to the engine). */
+  trust?: CheckTrust;
 }): Promise<Decision> {
-  const { policy, subject, limitMs, signal } = options;
+  const { policy, subject, limitMs, signal, trust } = options;
   const timer = new AbortController();
   const combined = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
   let engine: Engine | undefined;
   const running = (async () => {
     engine = await options.getEngine();
-    return engine.check({ policy, subject, signal: combined });
+    return engine.check({ policy, subject, signal: combined, ...(trust ? { trust } : {}) });
   })();
   // The race below handles the rejection while it is pending; this handles one that comes after it.
   running.catch(() => undefined);

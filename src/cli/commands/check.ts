@@ -4,12 +4,15 @@
  * by default — every step in order, then the end — since a trajectory whose last step is fine may have
  * broken the policy earlier; `--last-step` decides only its last step (what a guard in the loop asks).
  */
+
 import type { Command } from "commander";
 import { z } from "zod";
+import type { CheckTrust } from "../../core/caller.js";
 import type { Decision } from "../../core/decision.js";
 import { WardenError } from "../../core/errors.js";
 import { StepSchema, type Subject, SubjectSchema } from "../../core/subject.js";
 import { parseWith } from "../../core/validate.js";
+import { callerContext } from "../../engines/compiled/context-facts.js";
 import {
   runShieldOnTrajectory,
   type ShieldTrajectoryResult,
@@ -29,6 +32,7 @@ const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).ex
   subject: z.string().optional(),
   trajectory: z.string().optional(),
   context: z.string().optional(),
+  trustContext: z.boolean().default(false),
   json: z.boolean().default(false),
   allSteps: z.boolean().default(false),
   lastStep: z.boolean().default(false),
@@ -51,6 +55,10 @@ export function registerCheckCommand(options: { program: Command }): void {
     )
     .option("--context <json>", 'structured facts the caller knows, e.g. \'{"identity":"nursing"}\'')
     .option(
+      "--trust-context",
+      "take the context's facts about what the agent did (resources, code, toolCall(s), toolSchemas, cwd) as given; by default they are only compared with the agent output, and a disagreement is denied",
+    )
+    .option(
       "--all-steps",
       "with --trajectory: guard every step in order and judge the end, as if the agent had been guarded from the start (the default with the auto, compiled and shield engines)",
     )
@@ -64,6 +72,7 @@ export function registerCheckCommand(options: { program: Command }): void {
         subject: subjectRef,
         trajectory,
         context,
+        trustContext,
         json,
         allSteps,
         lastStep,
@@ -75,6 +84,8 @@ export function registerCheckCommand(options: { program: Command }): void {
       });
       const subject = await readSubject({ input, output, subject: subjectRef, trajectory, context });
       const guard = await openGuardService({ ...service, policies: [policy], sandboxWorkers: 1 });
+      // The context is the user's own input, but it is taken as facts only when they say so.
+      const trust: CheckTrust = { contextFacts: trustContext };
       try {
         const [loaded] = guard.listPolicies();
         if (allSteps && lastStep) {
@@ -93,10 +104,17 @@ export function registerCheckCommand(options: { program: Command }): void {
         // output, the same for every prefix, so they decide once unless --all-steps asks otherwise.
         const judgesSteps = STEPWISE_ENGINES.has(service.engine ?? "auto");
         if (subject.trajectory?.length && (allSteps || (!lastStep && judgesSteps))) {
-          await replayTrajectory({ guard, policy: loaded!.name, subject, json, engine: service.engine });
+          await replayTrajectory({
+            guard,
+            policy: loaded!.name,
+            subject,
+            json,
+            engine: service.engine,
+            trust,
+          });
           return;
         }
-        const decision = await guard.check({ policy: loaded!.name, subject });
+        const decision = await guard.check({ policy: loaded!.name, subject, trust });
         process.stdout.write(
           json ? `${JSON.stringify(decision, null, 2)}\n` : `${formatDecision({ decision })}\n`,
         );
@@ -163,8 +181,12 @@ async function replayTrajectory(o: {
   subject: Subject;
   json: boolean;
   engine: string | undefined;
+  trust: CheckTrust;
 }): Promise<void> {
   const steps = o.subject.trajectory ?? [];
+  const context = o.subject.context
+    ? callerContext({ context: o.subject.context, trust: o.trust })
+    : undefined;
   let result: ShieldTrajectoryResult | PrefixResult;
   if (o.engine === "shield") {
     const engine = (await o.guard.getEngine({ engine: "shield" })) as ShieldEngine;
@@ -174,11 +196,11 @@ async function replayTrajectory(o: {
       trajectory: {
         input: o.subject.input,
         steps,
-        ...(o.subject.context ? { context: o.subject.context } : {}),
+        ...(context ? { context } : {}),
       },
     });
   } else {
-    result = await decidePrefixes({ guard: o.guard, policy: o.policy, subject: o.subject });
+    result = await decidePrefixes({ guard: o.guard, policy: o.policy, subject: o.subject, trust: o.trust });
   }
   if (o.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -210,6 +232,7 @@ async function decidePrefixes(o: {
   guard: GuardService;
   policy: string;
   subject: Subject;
+  trust: CheckTrust;
 }): Promise<PrefixResult> {
   const steps = o.subject.trajectory ?? [];
   const decisions: Decision[] = [];
@@ -220,6 +243,7 @@ async function decidePrefixes(o: {
     const d = await o.guard.check({
       policy: o.policy,
       subject: { ...o.subject, trajectory: steps.slice(0, i + 1), ...(context ? { context } : {}) },
+      trust: o.trust,
     });
     decisions.push(d);
     if (!d.allowed && blockedAt === undefined) blockedAt = i;

@@ -4,6 +4,8 @@
  * outcome depends on a value that could not be determined — it fails closed and names it (the `auto`
  * engine falls back to a model instead).
  */
+
+import type { CheckTrust } from "../../core/caller.js";
 import {
   allowDecision,
   type Cost,
@@ -37,9 +39,11 @@ export interface CompiledEngine extends Engine {
     subject: Subject;
     started?: number;
     skipTemporal?: boolean;
+    /** What the caller is trusted with (default: nothing; see context-facts.ts). */
+    trust?: CheckTrust | undefined;
   }): CompiledAssessment;
   /** Facts only: what `auto` looks at to choose the compiled path. */
-  extract(options: { policy: Policy; subject: Subject }): CompiledFacts;
+  extract(options: { policy: Policy; subject: Subject; trust?: CheckTrust | undefined }): CompiledFacts;
   /**
    * Decide from facts already extracted (the caller has checked `facts.missing`); an undetermined
    * tool-rule outcome still gives a fail-closed decision.
@@ -172,6 +176,7 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
     subject: Subject;
     started?: number;
     skipTemporal?: boolean;
+    trust?: CheckTrust | undefined;
   }): CompiledAssessment {
     const started = o.started ?? performance.now();
     const compiled = compilePolicyRules({ policy: o.policy });
@@ -179,6 +184,7 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
       compiled,
       subject: o.subject,
       ...(o.skipTemporal ? { skipTemporal: true } : {}),
+      trust: o.trust,
     });
     if (facts.missing.length > 0) return { decided: false, undetermined: facts.missing, facts };
     const verdict = decide({ compiled, facts });
@@ -198,12 +204,12 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
 
   return {
     name,
-    extract({ policy, subject }) {
-      return extractFacts({ compiled: compilePolicyRules({ policy }), subject });
+    extract({ policy, subject, trust }) {
+      return extractFacts({ compiled: compilePolicyRules({ policy }), subject, trust });
     },
     decideFacts,
     assess,
-    async check({ policy, subject }: CheckOptions): Promise<Decision> {
+    async check({ policy, subject, trust }: CheckOptions): Promise<Decision> {
       const started = performance.now();
       if (!isCompiled(policy)) {
         return failureDecision({
@@ -215,7 +221,7 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
           output: agentAnswer({ policy, subject }),
         });
       }
-      const assessed = assess({ policy, subject, started });
+      const assessed = assess({ policy, subject, started, trust });
       if (assessed.decided) return assessed.decision;
       return undeterminedDecision(policy, subject, assessed.facts, assessed.undetermined, started);
     },
