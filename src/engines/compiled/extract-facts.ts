@@ -194,7 +194,7 @@ function resourcesCompared(options: {
       typeof context.code === "string"
         ? extractEhrAgentAccess({ code: context.code, schema: compiled.schema })
         : undefined;
-    if (!claimed || claimed.confidence !== "high" || !sameResources({ a: claimed.tables, b: read })) {
+    if (claimed?.confidence !== "high" || !sameResources({ a: claimed.tables, b: read })) {
       facts.missing.push(
         `the tables and columns the agent read (the context's code disagrees with the code in the agent output; ${NOT_TRUSTED}, so it is compared, not taken)`,
       );

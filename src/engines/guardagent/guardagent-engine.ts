@@ -229,7 +229,10 @@ export function createGuardAgentEngine(options: GuardAgentEngineOptions): GuardA
             await remember({ policyName: policy.name, subject, plan, code, label, decision }).catch(
               (error) => {
                 const e = toWardenError({ error, code: "STORE_ERROR", message: "storing the case failed" });
-                (trace.notes ??= []).push(`the case was not stored in memory: ${e.code}: ${e.message}`);
+                trace.notes = [
+                  ...(trace.notes ?? []),
+                  `the case was not stored in memory: ${e.code}: ${e.message}`,
+                ];
               },
             );
           }
