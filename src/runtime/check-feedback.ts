@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Caller } from "../core/caller.js";
 import type { Decision } from "../core/decision.js";
-import { WardenError } from "../core/errors.js";
+import { toWardenError, WardenError } from "../core/errors.js";
 import type { Subject } from "../core/subject.js";
 import { parseWith } from "../core/validate.js";
 
@@ -102,7 +102,13 @@ export function createFeedbackDesk(options: { sink?: FeedbackSink | undefined })
         };
       }
       const correct = found.decision.allowed === (given.label === "allow");
-      const stored = await sink({ subject: found.subject, decision: found.decision, correct });
+      let stored: boolean;
+      try {
+        stored = await sink({ subject: found.subject, decision: found.decision, correct });
+      } catch (error) {
+        // Counted and reported by the memory (memory-bank.ts); the caller learns it was not stored.
+        throw toWardenError({ error, code: "STORE_ERROR", message: "storing the labelled case failed" });
+      }
       return {
         stored,
         reason: stored
