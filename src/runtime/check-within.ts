@@ -6,6 +6,7 @@
  * The timer can fire only while the event loop is free: compiled checks of large subjects therefore run
  * in worker threads (src/runtime/offload/check-pool.ts), and the abort terminates the worker.
  */
+import type { CheckTrust } from "../core/caller.js";
 import { type Decision, failureDecision, zeroCost } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import { type Policy, policyRef } from "../core/policy.js";
@@ -89,15 +90,17 @@ export async function checkWithin(options: {
   /** performance.now() when the check began, for the decision's cost. */
   started: number;
   signal?: AbortSignal;
+  /** What the check takes on trust from its caller (passed to the engine). */
+  trust?: CheckTrust;
 }): Promise<Decision> {
-  const { policy, subject, limitMs, signal } = options;
+  const { policy, subject, limitMs, signal, trust } = options;
   let engine: Engine | undefined;
   const outcome = await raceLimit({
     limitMs,
     ...(signal ? { signal } : {}),
     run: async (combined) => {
       engine = await options.getEngine();
-      return engine.check({ policy, subject, signal: combined });
+      return engine.check({ policy, subject, signal: combined, ...(trust ? { trust } : {}) });
     },
   });
   if (!timedOut(outcome)) return outcome;

@@ -113,8 +113,8 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
       ...(setup.learn ? { learn: setup.learn } : {}),
       ...(setup.sandboxLimits ? { sandboxLimits: setup.sandboxLimits } : {}),
       // A program the floor overrules is not learned as a demonstration.
-      learnIf: async ({ policy, subject, decision }) =>
-        !(await overrulesModel({ compiled: floor, policy, subject, decision })),
+      learnIf: async ({ policy, subject, decision, trust }) =>
+        !(await overrulesModel({ compiled: floor, policy, subject, decision, trust })),
       failMode,
     });
 

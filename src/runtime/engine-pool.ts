@@ -7,6 +7,7 @@
 import { WardenError } from "../core/errors.js";
 import type { Engine } from "../engines/engine.js";
 import type { ModelClient } from "../llm/model.js";
+import type { FeedbackSink } from "./check-feedback.js";
 import { createEngine, type EngineHandle, type EngineName, type EngineSetup } from "./create-engine.js";
 import { type CheckPool, createCheckPool } from "./offload/check-pool.js";
 
@@ -15,6 +16,11 @@ export interface EngineProvider {
   readonly defaultEngine: EngineName;
   /** The engine of that name (the default when absent); throws MODEL_CONFIG when it needs a missing model. */
   get(options: { engine?: EngineName }): Promise<Engine>;
+  /**
+   * Labelled feedback on a decided check, to the GuardAgent engine's memory; present only when learning
+   * from feedback is on (learn = "correct-only" with a memory). Returns whether the case was stored.
+   */
+  feedback?: FeedbackSink;
   close?(): Promise<void>;
 }
 
@@ -56,8 +62,17 @@ export function createEnginePool(options: {
   const handles = new Map<EngineName, Promise<EngineHandle>>();
   let closed = false;
 
+  // Every GuardAgent engine of the pool shares the one memory, so feedback goes to whichever is built.
+  const feedback: FeedbackSink = async (o) => {
+    for (const pending of handles.values()) {
+      const handle = await pending.catch(() => undefined);
+      if (handle?.guardAgent) return handle.guardAgent.feedback(o);
+    }
+    return false;
+  };
   return {
     defaultEngine,
+    ...(setup.memory && setup.learn === "correct-only" ? { feedback } : {}),
     async get({ engine }) {
       if (closed) throw new WardenError({ code: "ABORTED", message: "the engines are closed" });
       const name = engine ?? defaultEngine;

@@ -6,12 +6,15 @@
  * `--check-timeout` bounds the whole check (a trajectory's whole replay) as the service bounds one: past
  * it, a fail-closed CHECK_TIMEOUT deny is printed and the exit code is the deny's.
  */
+
 import type { Command } from "commander";
 import { z } from "zod";
+import type { CheckTrust } from "../../core/caller.js";
 import type { Decision } from "../../core/decision.js";
 import { WardenError } from "../../core/errors.js";
 import { StepSchema, type Subject, SubjectSchema } from "../../core/subject.js";
 import { parseWith } from "../../core/validate.js";
+import { callerContext } from "../../engines/compiled/context-facts.js";
 import {
   runShieldOnTrajectory,
   type ShieldTrajectoryResult,
@@ -32,6 +35,7 @@ const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).ex
   subject: z.string().optional(),
   trajectory: z.string().optional(),
   context: z.string().optional(),
+  trustContext: z.boolean().default(false),
   json: z.boolean().default(false),
   allSteps: z.boolean().default(false),
   lastStep: z.boolean().default(false),
@@ -54,6 +58,10 @@ export function registerCheckCommand(options: { program: Command }): void {
     )
     .option("--context <json>", 'structured facts the caller knows, e.g. \'{"identity":"nursing"}\'')
     .option(
+      "--trust-context",
+      "take the context's facts about what the agent did (resources, code, toolCall(s), toolSchemas, cwd) as given; by default they are only compared with the agent output, and a disagreement is denied",
+    )
+    .option(
       "--all-steps",
       "with --trajectory: guard every step in order and judge the end, as if the agent had been guarded from the start (the default with the auto, compiled and shield engines)",
     )
@@ -69,6 +77,7 @@ export function registerCheckCommand(options: { program: Command }): void {
         subject: subjectRef,
         trajectory,
         context,
+        trustContext,
         json,
         allSteps,
         lastStep,
@@ -80,6 +89,8 @@ export function registerCheckCommand(options: { program: Command }): void {
       });
       const subject = await readSubject({ input, output, subject: subjectRef, trajectory, context });
       const guard = await openGuardService({ ...service, policies: [policy], sandboxWorkers: 1 });
+      // The context is the user's own input, but it is taken as facts only when they say so.
+      const trust: CheckTrust = { contextFacts: trustContext };
       try {
         const [loaded] = guard.listPolicies();
         if (allSteps && lastStep) {
@@ -105,10 +116,11 @@ export function registerCheckCommand(options: { program: Command }): void {
             json,
             engine: service.engine,
             limitMs: service.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+            trust,
           });
           return;
         }
-        printDecision({ decision: await guard.check({ policy: loaded!.name, subject }), json });
+        printDecision({ decision: await guard.check({ policy: loaded!.name, subject, trust }), json });
       } finally {
         await guard.close();
       }
@@ -180,10 +192,18 @@ async function replayWithin(o: {
   json: boolean;
   engine: string | undefined;
   limitMs: number;
+  trust: CheckTrust;
 }): Promise<void> {
   const started = performance.now();
   const replay = (signal?: AbortSignal) =>
-    replayTrajectory({ guard: o.guard, policy: o.policy, subject: o.subject, engine: o.engine, signal });
+    replayTrajectory({
+      guard: o.guard,
+      policy: o.policy,
+      subject: o.subject,
+      engine: o.engine,
+      trust: o.trust,
+      signal,
+    });
   const result = o.limitMs === 0 ? await replay() : await raceLimit({ limitMs: o.limitMs, run: replay });
   if (!timedOut(result)) {
     printReplay({ result, json: o.json });
@@ -208,9 +228,13 @@ async function replayTrajectory(o: {
   policy: string;
   subject: Subject;
   engine: string | undefined;
+  trust: CheckTrust;
   signal?: AbortSignal | undefined;
 }): Promise<ShieldTrajectoryResult | PrefixResult> {
   const steps = o.subject.trajectory ?? [];
+  const context = o.subject.context
+    ? callerContext({ context: o.subject.context, trust: o.trust })
+    : undefined;
   if (o.engine === "shield") {
     const engine = (await o.guard.getEngine({ engine: "shield" })) as ShieldEngine;
     return runShieldOnTrajectory({
@@ -219,7 +243,7 @@ async function replayTrajectory(o: {
       trajectory: {
         input: o.subject.input,
         steps,
-        ...(o.subject.context ? { context: o.subject.context } : {}),
+        ...(context ? { context } : {}),
       },
       ...(o.signal ? { signal: o.signal } : {}),
     });
@@ -228,6 +252,7 @@ async function replayTrajectory(o: {
     guard: o.guard,
     policy: o.policy,
     subject: o.subject,
+    trust: o.trust,
     ...(o.signal ? { signal: o.signal } : {}),
   });
 }
@@ -265,6 +290,7 @@ async function decidePrefixes(o: {
   policy: string;
   subject: Subject;
   signal?: AbortSignal;
+  trust: CheckTrust;
 }): Promise<PrefixResult> {
   const steps = o.subject.trajectory ?? [];
   const decisions: Decision[] = [];
@@ -278,6 +304,7 @@ async function decidePrefixes(o: {
       policy: o.policy,
       ...(o.signal ? { signal: o.signal } : {}),
       subject: { ...o.subject, trajectory: steps.slice(0, i + 1), ...(context ? { context } : {}) },
+      trust: o.trust,
     });
     decisions.push(d);
     if (!d.allowed && blockedAt === undefined) blockedAt = i;

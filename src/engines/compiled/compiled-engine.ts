@@ -9,6 +9,8 @@
  * the event loop free and lets a check's time limit fire; `assessAsync` and `check` take that route,
  * and every engine built on this one (auto, the deterministic floor) inherits it.
  */
+
+import type { CheckTrust } from "../../core/caller.js";
 import {
   allowDecision,
   type Cost,
@@ -42,6 +44,8 @@ export interface AssessOptions {
   started?: number;
   /** Leave the temporal rules to the shield (auto). */
   skipTemporal?: boolean;
+  /** What the caller is trusted with (default: nothing; see context-facts.ts). */
+  trust?: CheckTrust | undefined;
 }
 
 /**
@@ -69,7 +73,7 @@ export interface CompiledEngine extends Engine {
   /** `assess`, off the event loop when the engine has an offload that wants this subject. */
   assessAsync(options: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment>;
   /** Facts only: what `auto` looks at to choose the compiled path. */
-  extract(options: { policy: Policy; subject: Subject }): CompiledFacts;
+  extract(options: { policy: Policy; subject: Subject; trust?: CheckTrust | undefined }): CompiledFacts;
   /**
    * Decide from facts already extracted (the caller has checked `facts.missing`); an undetermined
    * tool-rule outcome still gives a fail-closed decision.
@@ -211,6 +215,7 @@ export function createCompiledEngine(
       compiled,
       subject: o.subject,
       ...(o.skipTemporal ? { skipTemporal: true } : {}),
+      trust: o.trust,
     });
     if (facts.missing.length > 0) return { decided: false, undetermined: facts.missing, facts };
     const verdict = decide({ compiled, facts });
@@ -240,13 +245,13 @@ export function createCompiledEngine(
 
   return {
     name,
-    extract({ policy, subject }) {
-      return extractFacts({ compiled: compilePolicyRules({ policy }), subject });
+    extract({ policy, subject, trust }) {
+      return extractFacts({ compiled: compilePolicyRules({ policy }), subject, trust });
     },
     decideFacts,
     assess,
     assessAsync,
-    async check({ policy, subject, signal }: CheckOptions): Promise<Decision> {
+    async check({ policy, subject, signal, trust }: CheckOptions): Promise<Decision> {
       const started = performance.now();
       if (!isCompiled(policy)) {
         return failureDecision({
@@ -258,7 +263,7 @@ export function createCompiledEngine(
           output: agentAnswer({ policy, subject }),
         });
       }
-      const assessed = await assessAsync({ policy, subject, started, ...(signal ? { signal } : {}) });
+      const assessed = await assessAsync({ policy, subject, started, trust, ...(signal ? { signal } : {}) });
       if (assessed.decided) return assessed.decision;
       return undeterminedDecision(policy, subject, assessed.facts, assessed.undetermined, started);
     },
