@@ -9,6 +9,8 @@ export default defineConfig({
     "cli/main": "src/cli/main.ts",
     // The sandbox starts its workers from this file, found beside the bundled module.
     "sandbox/quickjs-worker": "src/sandbox/quickjs-worker.ts",
+    // The check pool starts its workers from this file, found under runtime/offload/ of the bundle.
+    "runtime/offload/check-worker": "src/runtime/offload/check-worker.ts",
   },
   format: "esm",
   // Plain .js/.d.ts names: the package is "type": "module" and its exports map points at them.

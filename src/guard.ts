@@ -5,11 +5,19 @@
  *   const guard = await createGuard({ policy: "mcp-tools" });
  *   const decision = await guard.check({ input: "Clean up old repos", output: JSON.stringify(toolCall) });
  *   if (!decision.allowed) ...
+ *
+ * By default the guard takes the facts about what the agent did (`context.resources`, `code`,
+ * `toolCall(s)`, `toolSchemas`, `cwd`) from the agent output, and only compares what the context claims
+ * (engines/compiled/context-facts.ts); `trustContextFacts: true` takes them as given, for an application
+ * that builds the context itself from what the agent really did. Memory learns only from labelled
+ * `feedback` (with `learn: "correct-only"`).
  */
+import { CALLER_SCOPES, type Caller } from "./core/caller.js";
 import type { Decision } from "./core/decision.js";
 import type { Policy } from "./core/policy.js";
 import { type SubjectInput, SubjectSchema } from "./core/subject.js";
 import { parseWith } from "./core/validate.js";
+import type { FeedbackResult } from "./runtime/check-feedback.js";
 import type { EngineName } from "./runtime/create-engine.js";
 import { openGuardService } from "./runtime/open-guard-service.js";
 
@@ -23,13 +31,32 @@ export interface GuardOptions {
   /** Memory database for the model engines (default $WARDEN_STORE or ~/.local/state/warden/warden.db). */
   store?: string;
   failMode?: "closed" | "open";
+  /**
+   * Take `subject.context`'s facts about what the agent did (resources, code, toolCall/toolCalls,
+   * toolSchemas, cwd) as given, instead of comparing them with the agent output (default false). Only
+   * for an application that fills them from what the agent really did, never from the agent's own say.
+   */
+  trustContextFacts?: boolean;
+  /**
+   * Learning from labelled feedback: "correct-only" stores a case `feedback` confirms; "off" (default)
+   * never learns. Storing whatever the model decided ("successful") is refused: any input could teach it.
+   */
+  learn?: "off" | "correct-only";
 }
 
 export interface Guard {
   readonly policy: Policy;
   check(subject: SubjectInput): Promise<Decision>;
+  /**
+   * The right label for a subject this guard checked: with `learn: "correct-only"` the case is stored
+   * as a demonstration when the guard's (model-decided) decision agrees. An explicit call is trusted.
+   */
+  feedback(options: { subject: SubjectInput; label: "allow" | "deny" }): Promise<FeedbackResult>;
   close(): Promise<void>;
 }
+
+/** The library's own caller: code that calls the guard in-process is trusted with what it calls. */
+const LIBRARY_CALLER: Caller = { name: "library", scopes: CALLER_SCOPES };
 
 export async function createGuard(options: GuardOptions): Promise<Guard> {
   const service = await openGuardService({
@@ -39,15 +66,17 @@ export async function createGuard(options: GuardOptions): Promise<Guard> {
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.store ? { store: options.store } : {}),
     failOpen: options.failMode === "open",
+    ...(options.learn ? { learn: options.learn } : {}),
   });
+  const trust = { contextFacts: options.trustContextFacts === true };
+  const subjectOf = (subject: SubjectInput) =>
+    parseWith({ schema: SubjectSchema, value: subject, what: "subject", path: "subject" });
   const name = service.listPolicies()[0]!.name;
   return {
     policy: service.getPolicy({ name }),
-    check: async (subject) =>
-      service.check({
-        policy: name,
-        subject: parseWith({ schema: SubjectSchema, value: subject, what: "subject", path: "subject" }),
-      }),
+    check: async (subject) => service.check({ policy: name, subject: subjectOf(subject), trust }),
+    feedback: async ({ subject, label }) =>
+      service.feedback({ policy: name, subject: subjectOf(subject), label, caller: LIBRARY_CALLER }),
     close: () => service.close(),
   };
 }

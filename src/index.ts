@@ -9,7 +9,11 @@ export {
   createModelGuardEngine,
   type ModelGuardEngineOptions,
 } from "./engines/baselines/model-guard-engine.js";
-export { type CompiledEngine, createCompiledEngine } from "./engines/compiled/compiled-engine.js";
+export {
+  type CompiledEngine,
+  type CompiledOffload,
+  createCompiledEngine,
+} from "./engines/compiled/compiled-engine.js";
 export type { CheckOptions, Engine } from "./engines/engine.js";
 export {
   createGuardAgentEngine,
@@ -48,6 +52,7 @@ export {
   type EngineName,
   type EngineSetup,
 } from "./runtime/create-engine.js";
+export { type CheckPool, createCheckPool } from "./runtime/offload/check-pool.js";
 export { createQuickJsSandbox } from "./sandbox/index.js";
 export type { GuardResult, Sandbox, SandboxLimits, SandboxResult } from "./sandbox/sandbox.js";
 export { createKeyDirectory, createPostgresStore, createSqliteStore, issueApiKey } from "./store/index.js";

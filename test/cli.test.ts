@@ -179,6 +179,55 @@ describe("warden with a model behind a loopback OpenAI-compatible server", () =>
   }, 150_000);
 });
 
+describe("warden check --check-timeout", () => {
+  // A 1 MB adversarial subject is judged in a worker thread, so even a 1 ms limit fires (the worker
+  // alone takes longer to start): the answer is the fail-closed CHECK_TIMEOUT deny, exit 1.
+  const big = join(dir, "big-subject.json");
+  writeFileSync(big, JSON.stringify({ input: "", output: "{".repeat(1_000_000) }));
+  const bigTrajectory = join(dir, "big-trajectory.json");
+  const step = { action: "shell.run", args: { command: `echo ${"a".repeat(100_000)}` } };
+  writeFileSync(bigTrajectory, JSON.stringify([step, step]));
+
+  it("denies a check past its limit with CHECK_TIMEOUT and exit 1", async () => {
+    const r = await warden([
+      "check",
+      "--policy",
+      "mcp-tools",
+      "--subject",
+      big,
+      "--check-timeout",
+      "1",
+      "--json",
+    ]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      allowed: false,
+      failure: { code: "CHECK_TIMEOUT", mode: "closed" },
+    });
+  });
+
+  it("bounds a whole trajectory replay the same way", async () => {
+    const r = await warden([
+      "check",
+      "--policy",
+      "mcp-tools",
+      "--trajectory",
+      bigTrajectory,
+      "--check-timeout",
+      "1",
+      "--json",
+    ]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ allowed: false, failure: { code: "CHECK_TIMEOUT" } });
+  });
+
+  it("refuses a limit that is not a whole number of milliseconds", async () => {
+    const r = await warden(["check", "--policy", "mcp-tools", "--subject", big, "--check-timeout", "soon"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--check-timeout");
+  });
+});
+
 describe("warden check with the shield", () => {
   const aspm = join(root, "examples", "web-shield", "aspm.json");
   const trajectory = (name: string) => join(root, "examples", "web-shield", `${name}.trajectory.json`);

@@ -25,6 +25,9 @@ import { runCases } from "./runner.js";
 import { scoreGuard } from "./score.js";
 import { createWordMeter } from "./word-meter.js";
 
+/** What a benchmark's own cases are trusted with. */
+const BENCHMARK_TRUST = { contextFacts: true } as const;
+
 export const DATASETS = ["eicu-ac", "mind2web-sc", "agentharm", "qa", "st-webagentbench"] as const;
 export type DatasetName = (typeof DATASETS)[number];
 
@@ -206,7 +209,10 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<BenchmarkResult
       ...(o.signal ? { signal: o.signal } : {}),
       onError: errorRow,
       run: async (c, signal) => {
-        const check = () => handle.engine.check({ policy: loaded.policy, subject: c.subject, signal });
+        // A benchmark is a trusted caller of its own data: the context facts its cases state (EICU-AC's
+        // code, a dataset's tool calls) are the recorded truth, taken as given (context-facts.ts).
+        const check = () =>
+          handle.engine.check({ policy: loaded.policy, subject: c.subject, signal, trust: BENCHMARK_TRUST });
         let decision: Decision;
         let words: number | undefined;
         if (meter) {

@@ -44,7 +44,10 @@ export function addGuardOptions(options: { command: Command; policy?: "one" | "m
     .option("--tools <file>", "extra toolbox functions (JavaScript or JSON/YAML); repeatable", collect)
     .option("--demos <file>", "extra demonstrations for memory; repeatable", collect)
     .option("--store <path>", "memory database (default $WARDEN_STORE or ~/.local/state/warden/warden.db)")
-    .option("--learn <mode>", "off | successful | correct-only", "successful")
+    .option(
+      "--learn <mode>",
+      "learning from live checks: off (default) | correct-only (only cases confirmed by labelled feedback)",
+    )
     .option("--cassette <file>", "record model calls to / replay them from this file")
     .option("--cassette-mode <mode>", "record | replay | auto", "auto")
     .option("--fail-open", "allow (and say so) when a check cannot be completed; the default is to deny");

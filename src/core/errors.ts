@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   "UNSUPPORTED",
   "ABORTED",
   "CHECK_TIMEOUT",
+  "CHECK_WORKER_FAILED",
   "INTERNAL",
 ] as const;
 

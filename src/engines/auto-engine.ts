@@ -10,12 +10,14 @@
  * attribute rules) are decided by the compiled path first, and their deny stands. So one policy may
  * hold every kind of rule without `auto` refusing what its rules allow.
  */
+
+import type { CheckTrust } from "../core/caller.js";
 import { type Decision, failureDecision } from "../core/decision.js";
 import { isCompiled, type Policy, policyRef } from "../core/policy.js";
 import type { Step, Subject } from "../core/subject.js";
 import { agentAnswer } from "./common/agent-answer.js";
 import type { CompiledEngine } from "./compiled/compiled-engine.js";
-import { extractToolCalls } from "./compiled/extractors/tool-calls/index.js";
+import { resolveToolCalls, trustsContextFacts } from "./compiled/context-facts.js";
 import type { CheckOptions, Engine } from "./engine.js";
 
 export function createAutoEngine(options: {
@@ -54,7 +56,14 @@ export function createAutoEngine(options: {
     const { policy, subject } = checkOptions;
     let compiledFirst: Decision | undefined;
     if (hasRulesTheShieldIgnores(policy)) {
-      const assessed = options.compiled.assess({ policy, subject, started, skipTemporal: true });
+      const assessed = await options.compiled.assessAsync({
+        policy,
+        subject,
+        started,
+        skipTemporal: true,
+        trust: checkOptions.trust,
+        ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
+      });
       if (!assessed.decided) return { reason: `could not determine ${assessed.undetermined.join("; ")}` };
       compiledFirst = assessed.decision;
       if (compiledFirst.verdict === "deny") {
@@ -66,15 +75,10 @@ export function createAutoEngine(options: {
         };
       }
     }
-    const steps = stepsOf(subject);
-    if (!steps) {
-      return {
-        reason:
-          "could not determine the steps the temporal rules judge (no trajectory, and not exactly one tool call in the agent output)",
-      };
-    }
+    const steps = stepsOf({ subject, trust: checkOptions.trust });
+    if ("reason" in steps) return steps;
     const engine = await getShield();
-    const d = await engine.check({ ...checkOptions, subject: { ...subject, trajectory: steps } });
+    const d = await engine.check({ ...checkOptions, subject: { ...subject, trajectory: steps.steps } });
     if (d.failure?.code === "EXTRACTION_FAILED") return { reason: d.failure.message };
     if (compiledFirst && !compiledFirst.allowed && d.allowed) {
       return { decision: withNote(compiledFirst, "compiled path: the access or attribute rules ask") };
@@ -90,7 +94,7 @@ export function createAutoEngine(options: {
   return {
     name,
     async check(checkOptions: CheckOptions): Promise<Decision> {
-      const { policy, subject } = checkOptions;
+      const { policy, subject, trust } = checkOptions;
       const started = performance.now();
       let reason: string;
       if (!isCompiled(policy)) {
@@ -100,9 +104,19 @@ export function createAutoEngine(options: {
         if ("decision" in r) return r.decision;
         reason = r.reason;
       } else {
-        const assessed = options.compiled.assess({ policy, subject, started });
+        const { signal } = checkOptions;
+        const assessed = await options.compiled.assessAsync({
+          policy,
+          subject,
+          started,
+          trust,
+          ...(signal ? { signal } : {}),
+        });
         if (assessed.decided) {
-          return withNote(assessed.decision, "compiled path: every fact was extracted with confidence");
+          const note = assessed.decision.failure
+            ? "compiled path: the check could not be completed"
+            : "compiled path: every fact was extracted with confidence";
+          return withNote(assessed.decision, note);
         }
         reason = `could not determine ${assessed.undetermined.join("; ")}`;
       }
@@ -134,13 +148,31 @@ function hasRulesTheShieldIgnores(policy: Policy): boolean {
 
 /**
  * The steps the shield judges: the subject's trajectory, else the single tool call of the agent output
- * (the compiled engine's reading) as a one-step trajectory. Several calls or none: undefined.
+ * (the compiled engine's reading, context facts trusted or compared the same way) as a one-step
+ * trajectory. Several calls or none, or a context claim that disagrees: why not.
  */
-function stepsOf(subject: Subject): Step[] | undefined {
-  if (subject.trajectory && subject.trajectory.length > 0) return subject.trajectory;
+function stepsOf(options: {
+  subject: Subject;
+  trust?: CheckTrust | undefined;
+}): { steps: Step[] } | { reason: string } {
+  const { subject } = options;
   const context = subject.context ?? {};
-  const extracted = extractToolCalls({ value: context.toolCalls ?? context.toolCall ?? subject.output });
-  if (extracted.calls.length !== 1 || extracted.confidence === "low") return undefined;
-  const call = extracted.calls[0]!;
-  return [{ action: call.name, args: call.args }];
+  const hasTrajectory = subject.trajectory !== undefined && subject.trajectory.length > 0;
+  // From an untrusted caller a context claim is compared with the agent's own record (the output's call,
+  // else the trajectory's last step), and its disagreement is the reason.
+  const compared = (context.toolCalls ?? context.toolCall) !== undefined && !trustsContextFacts(options);
+  if (hasTrajectory && !compared) return { steps: subject.trajectory! };
+  const resolved = resolveToolCalls(options);
+  if (resolved.problem && compared) {
+    return { reason: `could not determine the tool call (${resolved.problem})` };
+  }
+  if (hasTrajectory) return { steps: subject.trajectory! };
+  if (resolved.problem || resolved.calls.length !== 1) {
+    return {
+      reason:
+        "could not determine the steps the temporal rules judge (no trajectory, and not exactly one tool call in the agent output)",
+    };
+  }
+  const call = resolved.calls[0]!;
+  return { steps: [{ action: call.name, args: call.args }] };
 }

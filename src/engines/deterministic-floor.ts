@@ -12,6 +12,8 @@
  * done); `overrulesModel` lets an engine that learns from its own decisions refuse to learn a case
  * the floor contradicts.
  */
+
+import type { CheckTrust } from "../core/caller.js";
 import {
   type Decision,
   type DecisionView,
@@ -118,12 +120,15 @@ export async function overrulesModel(options: {
   policy: Policy;
   subject: Subject;
   decision: Decision;
+  /** What the check's caller was trusted with, so the floor reads the facts the check read. */
+  trust?: CheckTrust | undefined;
 }): Promise<boolean> {
   if (options.decision.verdict !== "allow") return false;
   const view = await compiledView({
     compiled: options.compiled ?? createCompiledEngine({ failMode: "closed" }),
     policy: options.policy,
     subject: options.subject,
+    ...(options.trust ? { trust: options.trust } : {}),
   });
   return floorDenies(view);
 }

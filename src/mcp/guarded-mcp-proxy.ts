@@ -386,9 +386,12 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         ...(call.inputSchema !== undefined ? { inputSchema: call.inputSchema } : {}),
         history,
       });
+      // The proxy built the call from the protocol message it forwards (toolCallSubject keeps configured
+      // context from replacing it), so its context facts are trusted: they are the real call.
+      const trust = { contextFacts: true };
       decision =
         o.checkTimeoutMs === 0
-          ? await engine.check({ policy, subject, signal: call.signal })
+          ? await engine.check({ policy, subject, signal: call.signal, trust })
           : await checkWithin({
               policy,
               subject,
@@ -397,6 +400,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
               limitMs: o.checkTimeoutMs,
               started,
               signal: call.signal,
+              trust,
             });
     } catch (error) {
       const mcpError = toMcpError({ error });

@@ -39,6 +39,7 @@ export const MCP_ERROR_CODE_BY_WARDEN_CODE: Readonly<Record<ErrorCode, number>> 
   UNSUPPORTED: McpErrorCode.InvalidRequest,
   ABORTED: McpErrorCode.ConnectionClosed,
   CHECK_TIMEOUT: McpErrorCode.RequestTimeout,
+  CHECK_WORKER_FAILED: McpErrorCode.InternalError,
   INTERNAL: McpErrorCode.InternalError,
 };
 

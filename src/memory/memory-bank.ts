@@ -2,6 +2,10 @@
  * Memories of every policy over one Store, each policy's kept apart: the shape the GuardAgent engine
  * consumes (retrieve and remember take the policy name). Each policy's Memory is created on first use and
  * shares the bank's learning mode.
+ *
+ * Learned writes are counted, and a failed one is counted, reported to `onWriteError` (the service logs
+ * it) and rethrown: the engine that learns keeps its decision, but the failure is never silent
+ * (`writeStats`, surfaced in the service's stats).
  */
 import { z } from "zod";
 import { parseWith } from "../core/validate.js";
@@ -32,12 +36,28 @@ export interface MemoryBank {
     correct?: boolean;
   }): Promise<boolean>;
   describeLearning(): string;
+  /** Cases stored by `remember`, failed writes and the last failure's message. */
+  writeStats(): MemoryWriteStats;
+}
+
+export interface MemoryWriteStats {
+  /** Cases `remember` stored. */
+  writes: number;
+  /** `remember` calls that failed (the store threw). */
+  writeErrors: number;
+  /** The last failure, in words; null before the first. */
+  lastError: string | null;
 }
 
 const PolicyName = z.string().min(1, "must not be empty");
 
 /** Memories of every policy in `store`, sharing one learning mode (default "successful"). */
-export function createMemoryBank(options: { store: Store; learn?: LearningMode }): MemoryBank {
+export function createMemoryBank(options: {
+  store: Store;
+  learn?: LearningMode;
+  /** Told of every failed write (the error is also rethrown to the caller of `remember`). */
+  onWriteError?: (options: { error: unknown; policy: string }) => void;
+}): MemoryBank {
   const learn =
     parseWith({
       schema: z.enum(["off", "successful", "correct-only"]).optional(),
@@ -46,6 +66,7 @@ export function createMemoryBank(options: { store: Store; learn?: LearningMode }
       path: "learn",
     }) ?? "successful";
   const memories = new Map<string, Memory>();
+  const counts: MemoryWriteStats = { writes: 0, writeErrors: 0, lastError: null };
   const forPolicy = ({ policy }: { policy: string }): Memory => {
     const name = parseWith({
       schema: PolicyName,
@@ -74,8 +95,21 @@ export function createMemoryBank(options: { store: Store; learn?: LearningMode }
         what: "demonstration to remember",
         path: "demonstration.policy",
       });
-      return forPolicy({ policy }).remember({ demonstration, ...(correct === undefined ? {} : { correct }) });
+      try {
+        const stored = await forPolicy({ policy }).remember({
+          demonstration,
+          ...(correct === undefined ? {} : { correct }),
+        });
+        if (stored) counts.writes++;
+        return stored;
+      } catch (error) {
+        counts.writeErrors++;
+        counts.lastError = error instanceof Error ? error.message : String(error);
+        options.onWriteError?.({ error, policy });
+        throw error;
+      }
     },
     describeLearning: () => describeLearningMode({ learn }),
+    writeStats: () => ({ ...counts }),
   };
 }

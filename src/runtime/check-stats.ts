@@ -6,6 +6,7 @@
 import type { Decision, Verdict } from "../core/decision.js";
 import type { ErrorCode } from "../core/errors.js";
 import type { ModelStats } from "../llm/model.js";
+import type { MemoryWriteStats } from "../memory/memory-bank.js";
 
 export interface VerdictCounts {
   total: number;
@@ -35,12 +36,17 @@ export interface CheckStatsSnapshot {
   llm: { calls: number; inputTokens: number; outputTokens: number };
   /** The configured model's own counters (retries included), or null without a model. */
   model: (ModelStats & { id: string }) | null;
+  /** Cases learned into memory, failed writes and the last failure; null without a memory. */
+  memory: MemoryWriteStats | null;
 }
 
 export interface CheckStats {
   recordDecision(options: { policy: string; decision: Decision; ms: number }): void;
   recordError(options: { code: ErrorCode }): void;
-  snapshot(options?: { model?: { id: string; stats(): ModelStats } }): CheckStatsSnapshot;
+  snapshot(options?: {
+    model?: { id: string; stats(): ModelStats };
+    memory?: { writeStats(): MemoryWriteStats };
+  }): CheckStatsSnapshot;
 }
 
 const emptyCounts = (): VerdictCounts => ({ total: 0, allow: 0, deny: 0, ask: 0 });
@@ -95,6 +101,7 @@ export function createCheckStats(options: { now?: () => number } = {}): CheckSta
         },
         llm: { ...llm },
         model: model ? { id: model.id, ...model.stats() } : null,
+        memory: snapshotOptions.memory ? snapshotOptions.memory.writeStats() : null,
       };
     },
   };

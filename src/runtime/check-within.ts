@@ -1,9 +1,12 @@
 /**
  * One check against a time limit, for every face that answers checks for someone waiting (the guard
- * service behind the HTTP and MCP servers, and the MCP guard proxy). Past the limit the answer is a
- * fail-closed CHECK_TIMEOUT deny, given at once: the engine is signalled to stop, but a hung engine may
- * ignore the signal, so the timer races it and its late result, or late rejection, is dropped.
+ * service behind the HTTP and MCP servers, the MCP guard proxy, `warden check`). Past the limit the
+ * answer is a fail-closed CHECK_TIMEOUT deny, given at once: the engine is signalled to stop, but a hung
+ * engine may ignore the signal, so the timer races it and its late result, or late rejection, is dropped.
+ * The timer can fire only while the event loop is free: compiled checks of large subjects therefore run
+ * in worker threads (src/runtime/offload/check-pool.ts), and the abort terminates the worker.
  */
+import type { CheckTrust } from "../core/caller.js";
 import { type Decision, failureDecision, zeroCost } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import { type Policy, policyRef } from "../core/policy.js";
@@ -11,6 +14,65 @@ import type { Subject } from "../core/subject.js";
 import type { Engine } from "../engines/engine.js";
 
 const TIMED_OUT = Symbol("timed out");
+
+/**
+ * Runs `run` against a timer: its result, or TIMED_OUT once `limitMs` has passed. `run` gets a signal
+ * aborted by the caller's or by the timer, but the answer does not wait for it to stop: its late result,
+ * or late rejection, is dropped. Shared by checkWithin and the CLI's trajectory replay.
+ */
+export async function raceLimit<T>(options: {
+  run: (signal: AbortSignal) => Promise<T>;
+  limitMs: number;
+  signal?: AbortSignal;
+}): Promise<T | typeof TIMED_OUT> {
+  const { limitMs, signal } = options;
+  const timer = new AbortController();
+  const combined = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+  const running = options.run(combined);
+  // The race below handles the rejection while it is pending; this handles one that comes after it.
+  running.catch(() => undefined);
+  let timeout: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
+    timeout = setTimeout(() => {
+      // Resolve before aborting, so a run that rejects at once on abort does not win the race.
+      resolve(TIMED_OUT);
+      timer.abort(
+        new WardenError({ code: "CHECK_TIMEOUT", message: `the check did not finish within ${limitMs} ms` }),
+      );
+    }, limitMs);
+  });
+  try {
+    return await Promise.race([running, expired]);
+  } finally {
+    clearTimeout(timeout);
+  }
+}
+
+/** Whether raceLimit's answer is the timer's. */
+export function timedOut<T>(outcome: T | typeof TIMED_OUT): outcome is typeof TIMED_OUT {
+  return outcome === TIMED_OUT;
+}
+
+/** The fail-closed decision of a check past its time limit. */
+export function checkTimeoutDecision(options: {
+  engine: string;
+  policy: Policy;
+  limitMs: number;
+  /** performance.now() when the check began, for the decision's cost. */
+  started: number;
+}): Decision {
+  const cost = zeroCost();
+  cost.ms = performance.now() - options.started;
+  // Always fail-closed: allowing whatever is slow enough to check would let a caller buy an allow by
+  // making the check slow, so a fail-open configuration applies to the engines' failures only.
+  return failureDecision({
+    engine: options.engine,
+    policy: policyRef(options.policy),
+    code: "CHECK_TIMEOUT",
+    message: `the check did not finish within ${options.limitMs} ms; nothing was allowed`,
+    cost,
+  });
+}
 
 /**
  * Runs one check (engine lookup included) against a timer. The engine gets a signal aborted by the
@@ -28,33 +90,20 @@ export async function checkWithin(options: {
   /** performance.now() when the check began, for the decision's cost. */
   started: number;
   signal?: AbortSignal;
+  /** What the check takes on trust from its caller (passed to the engine). */
+  trust?: CheckTrust;
 }): Promise<Decision> {
-  const { policy, subject, limitMs, signal } = options;
-  const timer = new AbortController();
-  const combined = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+  const { policy, subject, limitMs, signal, trust } = options;
   let engine: Engine | undefined;
-  const running = (async () => {
-    engine = await options.getEngine();
-    return engine.check({ policy, subject, signal: combined });
-  })();
-  // The race below handles the rejection while it is pending; this handles one that comes after it.
-  running.catch(() => undefined);
-  let timeout: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
-    timeout = setTimeout(() => {
-      // Resolve before aborting, so an engine that rejects at once on abort does not win the race.
-      resolve(TIMED_OUT);
-      timer.abort(
-        new WardenError({ code: "CHECK_TIMEOUT", message: `the check did not finish within ${limitMs} ms` }),
-      );
-    }, limitMs);
+  const outcome = await raceLimit({
+    limitMs,
+    ...(signal ? { signal } : {}),
+    run: async (combined) => {
+      engine = await options.getEngine();
+      return engine.check({ policy, subject, signal: combined, ...(trust ? { trust } : {}) });
+    },
   });
-  try {
-    const outcome = await Promise.race([running, expired]);
-    if (outcome !== TIMED_OUT) return outcome;
-  } finally {
-    clearTimeout(timeout);
-  }
+  if (!timedOut(outcome)) return outcome;
   if (signal?.aborted) {
     // The caller gave up first (client went away, request cancelled): that stays a cancellation, which
     // is what a well-behaved engine answers to the caller's abort; the limit only stopped the wait.
@@ -64,15 +113,10 @@ export async function checkWithin(options: {
       details: { limitMs },
     });
   }
-  const cost = zeroCost();
-  cost.ms = performance.now() - options.started;
-  // Always fail-closed: allowing whatever is slow enough to check would let a caller buy an allow by
-  // making the check slow, so a fail-open configuration applies to the engines' failures only.
-  return failureDecision({
+  return checkTimeoutDecision({
     engine: (engine as Engine | undefined)?.name ?? options.engineName,
-    policy: policyRef(policy),
-    code: "CHECK_TIMEOUT",
-    message: `the check did not finish within ${limitMs} ms; nothing was allowed`,
-    cost,
+    policy,
+    limitMs,
+    started: options.started,
   });
 }

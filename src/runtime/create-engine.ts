@@ -6,11 +6,15 @@
  * The model engines (guardagent, baseline) are wrapped once, here, in the deterministic floor
  * (src/engines/deterministic-floor.ts): a compiled deny or ask reached with every fact determined
  * stands whatever the model says, and the Decision carries both views.
+ *
+ * Every compiled engine built here (the compiled engine, auto's compiled path, the floor) runs checks
+ * of large subjects in worker threads (src/runtime/offload/check-pool.ts), so no compiled check holds
+ * the event loop and a check's time limit always fires.
  */
 import { WardenError } from "../core/errors.js";
 import { createAutoEngine } from "../engines/auto-engine.js";
 import { createModelGuardEngine } from "../engines/baselines/model-guard-engine.js";
-import { createCompiledEngine } from "../engines/compiled/compiled-engine.js";
+import { type CompiledOffload, createCompiledEngine } from "../engines/compiled/compiled-engine.js";
 import { overrulesModel, withDeterministicFloor } from "../engines/deterministic-floor.js";
 import type { Engine } from "../engines/engine.js";
 import type { GuardMemory } from "../engines/guardagent/contracts.js";
@@ -24,6 +28,7 @@ import { createQuickJsSandbox } from "../sandbox/quickjs-sandbox.js";
 import type { Sandbox, SandboxLimits } from "../sandbox/sandbox.js";
 import type { ToolFunction } from "../toolbox/tool-function.js";
 import { createToolbox } from "../toolbox/toolbox.js";
+import { createCheckPool } from "./offload/check-pool.js";
 
 export const ENGINE_NAMES = ["auto", "compiled", "guardagent", "baseline", "shield"] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
@@ -44,6 +49,13 @@ export interface EngineSetup {
   sandboxLimits?: Partial<SandboxLimits>;
   /** Worker threads of the sandbox pool. */
   sandboxWorkers?: number;
+  /**
+   * Where compiled checks of large subjects run: a check pool shared with other engines (the engine
+   * pool's), or absent for one of this engine's own, closed with it.
+   */
+  checkOffload?: CompiledOffload;
+  /** Worker threads of this engine's own check pool; 0 = every compiled check inline. */
+  checkWorkers?: number;
 }
 
 export interface EngineHandle {
@@ -68,6 +80,14 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
     }
     return sandbox;
   };
+  let offload = setup.checkOffload;
+  if (!offload && setup.checkWorkers !== 0) {
+    // Workers start on the first large subject, so an engine that never sees one never starts any.
+    const pool = createCheckPool({ ...(setup.checkWorkers ? { workers: setup.checkWorkers } : {}) });
+    closers.push(() => pool.close());
+    offload = pool;
+  }
+  const compiledOptions = offload ? { offload } : {};
   const toolbox = createToolbox({ enabled: setup.toolbox ?? true, functions: setup.toolFunctions ?? [] });
   const needModel = (name: string): ModelClient => {
     if (!setup.model) {
@@ -80,7 +100,7 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
   };
   // The floor's compiled engine is fail-closed whatever failMode says: its failures are how an
   // undetermined view shows (fail-open would turn them into allows that look determined).
-  const floor = createCompiledEngine({ failMode: "closed" });
+  const floor = createCompiledEngine({ failMode: "closed", ...compiledOptions });
   const guardAgent = (model: ModelClient) =>
     createGuardAgentEngine({
       model,
@@ -93,8 +113,8 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
       ...(setup.learn ? { learn: setup.learn } : {}),
       ...(setup.sandboxLimits ? { sandboxLimits: setup.sandboxLimits } : {}),
       // A program the floor overrules is not learned as a demonstration.
-      learnIf: async ({ policy, subject, decision }) =>
-        !(await overrulesModel({ compiled: floor, policy, subject, decision })),
+      learnIf: async ({ policy, subject, decision, trust }) =>
+        !(await overrulesModel({ compiled: floor, policy, subject, decision, trust })),
       failMode,
     });
 
@@ -102,13 +122,13 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
   let ga: GuardAgentEngine | undefined;
   switch (setup.engine) {
     case "compiled":
-      engine = createCompiledEngine({ failMode });
+      engine = createCompiledEngine({ failMode, ...compiledOptions });
       break;
     case "auto": {
       if (setup.model) ga = guardAgent(setup.model);
       const model = setup.model;
       engine = createAutoEngine({
-        compiled: createCompiledEngine({ failMode }),
+        compiled: createCompiledEngine({ failMode, ...compiledOptions }),
         ...(ga ? { fallback: ga } : {}),
         // Policies with temporal rules go to the shield, which asks the model only for open
         // Binary-Check questions.

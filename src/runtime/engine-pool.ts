@@ -1,18 +1,26 @@
 /**
  * Engines by name, built on first use from one shared setup and kept for the life of a long-running
  * process (HTTP server, MCP server). A request may pick any engine; the pool builds each at most once, and
- * the model they share is closed once, by the pool, rather than by every engine that used it.
+ * the model they share is closed once, by the pool, rather than by every engine that used it. They also
+ * share one check pool (the worker threads that run compiled checks of large subjects), closed last.
  */
 import { WardenError } from "../core/errors.js";
 import type { Engine } from "../engines/engine.js";
 import type { ModelClient } from "../llm/model.js";
+import type { FeedbackSink } from "./check-feedback.js";
 import { createEngine, type EngineHandle, type EngineName, type EngineSetup } from "./create-engine.js";
+import { type CheckPool, createCheckPool } from "./offload/check-pool.js";
 
 /** What a server needs from its engines: the default one's name and any engine by name. */
 export interface EngineProvider {
   readonly defaultEngine: EngineName;
   /** The engine of that name (the default when absent); throws MODEL_CONFIG when it needs a missing model. */
   get(options: { engine?: EngineName }): Promise<Engine>;
+  /**
+   * Labelled feedback on a decided check, to the GuardAgent engine's memory; present only when learning
+   * from feedback is on (learn = "correct-only" with a memory). Returns whether the case was stored.
+   */
+  feedback?: FeedbackSink;
   close?(): Promise<void>;
 }
 
@@ -42,12 +50,29 @@ export function createEnginePool(options: {
 }): EnginePool {
   const defaultEngine = options.defaultEngine ?? "auto";
   const { model, ...rest } = options.setup;
-  const setup: Omit<EngineSetup, "engine"> = { ...rest, ...(model ? { model: unclosable(model) } : {}) };
+  let checkPool: CheckPool | undefined;
+  if (!rest.checkOffload && rest.checkWorkers !== 0) {
+    checkPool = createCheckPool({ ...(rest.checkWorkers ? { workers: rest.checkWorkers } : {}) });
+  }
+  const setup: Omit<EngineSetup, "engine"> = {
+    ...rest,
+    ...(model ? { model: unclosable(model) } : {}),
+    ...(checkPool ? { checkOffload: checkPool } : {}),
+  };
   const handles = new Map<EngineName, Promise<EngineHandle>>();
   let closed = false;
 
+  // Every GuardAgent engine of the pool shares the one memory, so feedback goes to whichever is built.
+  const feedback: FeedbackSink = async (o) => {
+    for (const pending of handles.values()) {
+      const handle = await pending.catch(() => undefined);
+      if (handle?.guardAgent) return handle.guardAgent.feedback(o);
+    }
+    return false;
+  };
   return {
     defaultEngine,
+    ...(setup.memory && setup.learn === "correct-only" ? { feedback } : {}),
     async get({ engine }) {
       if (closed) throw new WardenError({ code: "ABORTED", message: "the engines are closed" });
       const name = engine ?? defaultEngine;
@@ -71,6 +96,7 @@ export function createEnginePool(options: {
         const handle = await pending.catch(() => undefined);
         await handle?.close();
       }
+      await checkPool?.close();
       await model?.close?.();
     },
   };

@@ -6,7 +6,7 @@
  * still doing, so a hung engine or a long chain of debugging rounds cannot hold a request open.
  */
 import { z } from "zod";
-import type { Caller, CheckTrust } from "../core/caller.js";
+import { type Caller, type CheckTrust, trustOf } from "../core/caller.js";
 import type { Decision } from "../core/decision.js";
 import { toWardenError, WardenError } from "../core/errors.js";
 import { isCompiled, type Policy } from "../core/policy.js";
@@ -14,6 +14,8 @@ import type { Subject } from "../core/subject.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import type { ModelClient } from "../llm/model.js";
+import type { MemoryWriteStats } from "../memory/memory-bank.js";
+import { type CheckFeedback, createFeedbackDesk, type FeedbackResult } from "./check-feedback.js";
 import { type CheckStatsSnapshot, createCheckStats } from "./check-stats.js";
 import { checkWithin } from "./check-within.js";
 import type { EngineName } from "./create-engine.js";
@@ -58,11 +60,21 @@ export interface GuardService {
     subject: Subject;
     engine?: EngineName;
     signal?: AbortSignal;
-    /** Who asked (the HTTP face's authenticated key); absent for in-process callers. */
-    caller?: Caller;
-    /** What this check takes on trust from its caller (default: nothing). */
+    /**
+     * What the check takes on trust (default: nothing — context facts are compared with the agent
+     * output, not taken; see engines/compiled/context-facts.ts). Faces derive it from the caller
+     * (`trustOf`), or state it where they built the facts themselves (the MCP proxy).
+     */
     trust?: CheckTrust;
+    /** Who asks (the HTTP service's API key); absent for in-process callers. */
+    caller?: Caller;
   }): Promise<Decision>;
+  /**
+   * A label for a check this guard decided, from a caller with scope "memory:write": the case is stored
+   * as a demonstration when learning is "correct-only" and the guard's decision agrees with the label.
+   * A caller without the scope is refused (INVALID_INPUT, `details.reason` "forbidden").
+   */
+  feedback(options: CheckFeedback): Promise<FeedbackResult>;
   stats(): CheckStatsSnapshot;
   close(): Promise<void>;
 }
@@ -95,6 +107,8 @@ export function createGuardService(options: {
   onClose?: () => Promise<void>;
   /** Time limit of one check in ms (default 300 000); 0 for none. */
   checkTimeoutMs?: number;
+  /** The memory the engines learn into, for its write counters in stats. */
+  memory?: { writeStats(): MemoryWriteStats };
 }): GuardService {
   const { checkTimeoutMs } = parseWith({
     schema: ServiceLimitsSchema,
@@ -114,6 +128,7 @@ export function createGuardService(options: {
   }
   const stats = createCheckStats();
   const { engines } = options;
+  const feedbackDesk = createFeedbackDesk({ sink: engines.feedback });
   let closed = false;
 
   const getPolicy = ({ name }: { name: string }): Policy => {
@@ -133,15 +148,22 @@ export function createGuardService(options: {
     listPolicies: () => [...policies.values()].map((policy) => summarizePolicyRules({ policy })),
     getPolicy,
     getEngine: ({ engine }) => engines.get({ ...(engine ? { engine } : {}) }),
-    async check({ policy: name, subject, engine: engineName, signal }) {
+    async check({ policy: name, subject, engine: engineName, signal, trust: stated, caller }) {
       const started = performance.now();
+      // Stated trust wins (a face that built the facts itself); else what the caller's scopes give.
+      const trust = stated ?? (caller ? trustOf({ caller }) : undefined);
       try {
         const policy = getPolicy({ name });
         const getEngine = () => engines.get({ ...(engineName ? { engine: engineName } : {}) });
         let decision: Decision;
         if (checkTimeoutMs === 0) {
           const engine = await getEngine();
-          decision = await engine.check({ policy, subject, ...(signal ? { signal } : {}) });
+          decision = await engine.check({
+            policy,
+            subject,
+            ...(signal ? { signal } : {}),
+            ...(trust ? { trust } : {}),
+          });
         } else {
           decision = await checkWithin({
             policy,
@@ -151,16 +173,23 @@ export function createGuardService(options: {
             limitMs: checkTimeoutMs,
             started,
             ...(signal ? { signal } : {}),
+            ...(trust ? { trust } : {}),
           });
         }
         stats.recordDecision({ policy: name, decision, ms: performance.now() - started });
+        feedbackDesk.record({ policy: name, subject, decision });
         return decision;
       } catch (error) {
         stats.recordError({ code: toWardenError({ error }).code });
         throw error;
       }
     },
-    stats: () => stats.snapshot(options.model ? { model: options.model } : {}),
+    feedback: (feedback) => feedbackDesk.give(feedback),
+    stats: () =>
+      stats.snapshot({
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.memory ? { memory: options.memory } : {}),
+      }),
     async close() {
       if (closed) return;
       closed = true;

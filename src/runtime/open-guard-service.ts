@@ -3,6 +3,12 @@
  * the model options, memory (store + bank) when a model engine can use it, policies loaded with their seed
  * demonstrations, user toolbox functions, and an engine pool. The default engine is built at once, so a
  * misconfiguration (a model engine without a model) stops the start instead of failing every request.
+ *
+ * Learning from live checks is off by default: a service answers whoever may call it, so storing what
+ * the model decided would let a caller poison memory. "correct-only" learns from labelled feedback
+ * (GuardService.feedback, scope "memory:write"); "successful" is refused here (it is for `warden bench`,
+ * where the benchmark's labels judge). A failed memory write is counted in stats and reported to
+ * `onWarning`, never changing the decision.
  */
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
@@ -34,7 +40,8 @@ export const GuardServiceOptionsSchema = ModelOptionsSchema.extend({
   /** Memory database path (default $WARDEN_STORE or the XDG state directory); ":memory:" for none on disk. */
   store: z.string().min(1).optional(),
   failOpen: z.boolean().default(false),
-  learn: z.enum(["off", "successful", "correct-only"]).default("successful"),
+  /** "off" (default) or "correct-only" (labelled feedback only); "successful" is refused, see the header. */
+  learn: z.enum(["off", "successful", "correct-only"]).default("off"),
   sandboxWorkers: z.coerce.number().int().min(1).max(64).optional(),
   /** Time limit of one check in ms, past which it is denied (default 300 000); 0 for none. */
   checkTimeoutMs: CheckTimeoutMsSchema.optional(),
@@ -47,10 +54,23 @@ export async function openGuardService(
     modelClient?: ModelClient;
     /** Directory policy paths are resolved against (default the process's). */
     cwd?: string;
+    /** Told of conditions worth logging (a failed memory write); default: a process warning. */
+    onWarning?: (options: { message: string; error?: unknown }) => void;
   },
 ): Promise<GuardService> {
-  const { modelClient, cwd, ...raw } = options;
+  const { modelClient, cwd, onWarning, ...raw } = options;
   const o = parseWith({ schema: GuardServiceOptionsSchema, value: raw, what: "guard service options" });
+  if (o.learn === "successful") {
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message:
+        'learn: "successful" stores whatever the model decided, so any caller could teach the guard (memory poisoning); a live guard takes "off" (the default) or "correct-only" (cases confirmed by labelled feedback). "successful" is for warden bench, where the benchmark\'s labels judge',
+      details: { field: "learn", expected: ["off", "correct-only"] },
+    });
+  }
+  const warn =
+    onWarning ??
+    (({ message }: { message: string }) => process.emitWarning(message, { code: "WARDEN_MEMORY_WRITE" }));
   const model = modelClient ?? modelFromOptions(o);
   // Any request may pick a model engine, so memory is opened whenever there is a model to use it.
   const usesMemory = o.memory && model !== undefined;
@@ -58,7 +78,17 @@ export async function openGuardService(
   let service: GuardService | undefined;
   try {
     store = usesMemory ? await openStore({ ...(o.store ? { path: o.store } : {}) }) : undefined;
-    const memory = store ? createMemoryBank({ store, learn: o.learn }) : undefined;
+    const memory = store
+      ? createMemoryBank({
+          store,
+          learn: o.learn,
+          onWriteError: ({ error, policy }) =>
+            warn({
+              message: `memory: storing a case of policy ${policy} failed (${error instanceof Error ? error.message : String(error)}); the decision stands`,
+              error,
+            }),
+        })
+      : undefined;
     const refs = o.policies.length > 0 ? o.policies : listBundledPolicies();
     if (refs.length === 0) {
       throw new WardenError({
@@ -100,6 +130,7 @@ export async function openGuardService(
       ...(model ? { model } : {}),
       ...(openedStore ? { onClose: () => openedStore.close() } : {}),
       ...(o.checkTimeoutMs !== undefined ? { checkTimeoutMs: o.checkTimeoutMs } : {}),
+      ...(memory ? { memory } : {}),
     });
     await service.getEngine({});
     return service;

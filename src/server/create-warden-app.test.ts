@@ -63,8 +63,8 @@ describe("createWardenApp", () => {
       policy: "mcp-tools",
       subject: {
         input: "",
-        output: "",
-        context: { toolCalls: [{ name: "github.merge_pull_request", arguments: { number: 7 } }] },
+        // In the output: context facts are not trusted from an unauthenticated caller.
+        output: call("github.merge_pull_request", { number: 7 }),
       },
     });
     expect(res.status).toBe(200);

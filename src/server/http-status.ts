@@ -61,6 +61,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   UNSUPPORTED: 501,
   ABORTED: 503,
   CHECK_TIMEOUT: 504,
+  CHECK_WORKER_FAILED: 500,
   INTERNAL: 500,
 };
 

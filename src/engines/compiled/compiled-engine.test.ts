@@ -108,6 +108,8 @@ describe("compiled engine semantics", () => {
         output: "",
         context: { identity: "general administration", resources: { diagnosis: ["diagnosisname"] } },
       }),
+      // A caller trusted with facts (context-facts.ts): its resources are taken as given.
+      trust: { contextFacts: true },
     });
     expect(d.verdict).toBe("deny");
     expect(d.violations[0]?.details?.inaccessible).toEqual({ diagnosis: ["diagnosisname"] });

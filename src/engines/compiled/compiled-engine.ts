@@ -3,7 +3,14 @@
  * code — no model, microseconds. When a fact cannot be determined with confidence — or a tool rule's
  * outcome depends on a value that could not be determined — it fails closed and names it (the `auto`
  * engine falls back to a model instead).
+ *
+ * The compiled path is synchronous. Given an `offload` (src/runtime/offload/check-pool.ts), a check of a
+ * large subject runs it in a worker thread instead — the same code, so the same decision — which keeps
+ * the event loop free and lets a check's time limit fire; `assessAsync` and `check` take that route,
+ * and every engine built on this one (auto, the deterministic floor) inherits it.
  */
+
+import type { CheckTrust } from "../../core/caller.js";
 import {
   allowDecision,
   type Cost,
@@ -27,19 +34,46 @@ export type CompiledAssessment =
   | { decided: true; decision: Decision }
   | { decided: false; undetermined: string[]; facts: CompiledFacts };
 
+/**
+ * What `assess` takes. The check pool forwards every field but `started` to its worker as is, so a field
+ * added here reaches the worker's assessment without more wiring.
+ */
+export interface AssessOptions {
+  policy: Policy;
+  subject: Subject;
+  started?: number;
+  /** Leave the temporal rules to the shield (auto). */
+  skipTemporal?: boolean;
+  /** What the caller is trusted with (default: nothing; see context-facts.ts). */
+  trust?: CheckTrust | undefined;
+}
+
+/**
+ * Somewhere other than the event loop to run `assess` (the check pool). The engine asks `wants` per
+ * check; a subject it does not want is assessed inline.
+ */
+export interface CompiledOffload {
+  /** Whether this subject is large enough to be assessed off the event loop. */
+  wants(options: { subject: Subject }): boolean;
+  /**
+   * `assess` in another thread. Rejects with the signal's reason when it aborts (the work is then
+   * stopped); a worker that fails answers a fail-closed decision.
+   */
+  assess(
+    options: Omit<AssessOptions, "started"> & { failMode: "closed" | "open"; signal?: AbortSignal },
+  ): Promise<CompiledAssessment>;
+}
+
 export interface CompiledEngine extends Engine {
   /**
    * The compiled path in one go: `auto` decides with it when it decides, and otherwise falls back on
    * what it reports as undetermined. `skipTemporal` leaves the temporal rules to the shield.
    */
-  assess(options: {
-    policy: Policy;
-    subject: Subject;
-    started?: number;
-    skipTemporal?: boolean;
-  }): CompiledAssessment;
+  assess(options: AssessOptions): CompiledAssessment;
+  /** `assess`, off the event loop when the engine has an offload that wants this subject. */
+  assessAsync(options: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment>;
   /** Facts only: what `auto` looks at to choose the compiled path. */
-  extract(options: { policy: Policy; subject: Subject }): CompiledFacts;
+  extract(options: { policy: Policy; subject: Subject; trust?: CheckTrust | undefined }): CompiledFacts;
   /**
    * Decide from facts already extracted (the caller has checked `facts.missing`); an undetermined
    * tool-rule outcome still gives a fail-closed decision.
@@ -92,9 +126,16 @@ function modelFreeCost(): Cost {
   return { llmCalls: 0, inputTokens: 0, outputTokens: 0, ms: 0 };
 }
 
-export function createCompiledEngine(options: { failMode?: "closed" | "open" } = {}): CompiledEngine {
+export function createCompiledEngine(
+  options: {
+    failMode?: "closed" | "open";
+    /** Where checks of large subjects run (default: none, every check inline). */
+    offload?: CompiledOffload;
+  } = {},
+): CompiledEngine {
   const name = "compiled";
   const failMode = options.failMode ?? "closed";
+  const { offload } = options;
 
   /**
    * decideFacts with the policy already compiled (check has it at hand: one cache lookup less per
@@ -167,23 +208,29 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
     return d;
   }
 
-  function assess(o: {
-    policy: Policy;
-    subject: Subject;
-    started?: number;
-    skipTemporal?: boolean;
-  }): CompiledAssessment {
+  function assess(o: AssessOptions): CompiledAssessment {
     const started = o.started ?? performance.now();
     const compiled = compilePolicyRules({ policy: o.policy });
     const facts = extractFacts({
       compiled,
       subject: o.subject,
       ...(o.skipTemporal ? { skipTemporal: true } : {}),
+      trust: o.trust,
     });
     if (facts.missing.length > 0) return { decided: false, undetermined: facts.missing, facts };
     const verdict = decide({ compiled, facts });
     if (verdict.undetermined) return { decided: false, undetermined: verdict.undetermined, facts };
     return { decided: true, decision: decideCompiled(compiled, o.subject, facts, started, verdict) };
+  }
+
+  async function assessAsync(o: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment> {
+    const { signal, ...options } = o;
+    if (!offload?.wants({ subject: o.subject })) return assess(options);
+    const { started = performance.now(), ...forwarded } = options;
+    const assessed = await offload.assess({ ...forwarded, failMode, ...(signal ? { signal } : {}) });
+    // The worker timed its own part; the decision's cost is the whole check, as inline.
+    if (assessed.decided) assessed.decision.cost.ms = performance.now() - started;
+    return assessed;
   }
 
   function decideFacts(o: {
@@ -198,12 +245,13 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
 
   return {
     name,
-    extract({ policy, subject }) {
-      return extractFacts({ compiled: compilePolicyRules({ policy }), subject });
+    extract({ policy, subject, trust }) {
+      return extractFacts({ compiled: compilePolicyRules({ policy }), subject, trust });
     },
     decideFacts,
     assess,
-    async check({ policy, subject }: CheckOptions): Promise<Decision> {
+    assessAsync,
+    async check({ policy, subject, signal, trust }: CheckOptions): Promise<Decision> {
       const started = performance.now();
       if (!isCompiled(policy)) {
         return failureDecision({
@@ -215,7 +263,7 @@ export function createCompiledEngine(options: { failMode?: "closed" | "open" } =
           output: agentAnswer({ policy, subject }),
         });
       }
-      const assessed = assess({ policy, subject, started });
+      const assessed = await assessAsync({ policy, subject, started, trust, ...(signal ? { signal } : {}) });
       if (assessed.decided) return assessed.decision;
       return undeterminedDecision(policy, subject, assessed.facts, assessed.undetermined, started);
     },

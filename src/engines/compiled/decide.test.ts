@@ -57,12 +57,15 @@ describe("defaults always apply", () => {
       output: "",
       context: { resources: { patient: ["age"] } },
     });
-    const deny = await engine.check({ policy: policyOf({ access: { rules: [] } }), subject });
+    // The resources come from the context: a caller trusted with facts.
+    const trust = { contextFacts: true };
+    const deny = await engine.check({ policy: policyOf({ access: { rules: [] } }), subject, trust });
     expect(deny).toMatchObject({ verdict: "deny", violations: [{ ruleId: "access.unknown-role" }] });
     expect(deny.failure).toBeUndefined();
     const allow = await engine.check({
       policy: policyOf({ access: { rules: [], unknownRole: "allow" } }),
       subject,
+      trust,
     });
     expect(allow.verdict).toBe("allow");
   });
@@ -143,9 +146,21 @@ describe("tool rules see the caller", () => {
     const facts = extractFacts({
       compiled: compilePolicyRules({ policy }),
       subject: call("read_file", { path: "/a" }, { toolSchemas: { read_file: schema } }),
+      trust: { contextFacts: true },
     });
     expect(facts.toolCalls?.[0]).toMatchObject({ name: "read_file", inputSchema: schema });
     expect(facts.caller?.context).toMatchObject({ toolSchemas: { read_file: schema } });
+  });
+
+  it("ignores context.toolSchemas from a caller not trusted with facts", () => {
+    const schema = { type: "object", properties: { path: { type: "string" } } };
+    const facts = extractFacts({
+      compiled: compilePolicyRules({ policy }),
+      subject: call("read_file", { path: "/a" }, { toolSchemas: { read_file: schema }, identity: "admin" }),
+    });
+    expect(facts.toolCalls?.[0]?.inputSchema).toBeUndefined();
+    expect(facts.caller?.context).toEqual({ identity: "admin" });
+    expect(facts.notes.join(" ")).toContain("not trusted");
   });
 });
 

@@ -2,13 +2,24 @@
  * Per-check fact extraction for the compiled engine: only the facts the policy's rules need, each from
  * the agent's own format (structured context first, then text). Reports which facts could not be
  * determined with confidence, so `compiled` can fail closed and `auto` can fall back to a model.
+ *
+ * Which context fields are facts (taken only from a caller trusted with them, otherwise compared with
+ * what the agent output shows) and which are the caller's context is written once, in context-facts.ts.
  */
+import type { CheckTrust } from "../../core/caller.js";
 import type { Subject } from "../../core/subject.js";
 import type { CompiledPolicy } from "./compiled-policy.js";
+import {
+  callerContext,
+  NOT_TRUSTED,
+  resolveToolCalls,
+  sameResources,
+  trustsContextFacts,
+} from "./context-facts.js";
 import { ehrAgentOutputCode, extractEhrAgentAccess } from "./extractors/ehragent/index.js";
 import { extractIdentity, type IdentityFacts } from "./extractors/identity/index.js";
 import type { ClassifyResult } from "./extractors/task-category/index.js";
-import { extractToolCalls, type ToolCall } from "./extractors/tool-calls/index.js";
+import type { ToolCall } from "./extractors/tool-calls/index.js";
 
 export interface CompiledFacts {
   identity?: IdentityFacts;
@@ -54,8 +65,11 @@ export function extractFacts(options: {
   subject: Subject;
   /** Leave the temporal rules to another engine (auto sends them to the shield). */
   skipTemporal?: boolean;
+  /** What the caller is trusted with (default: nothing; context facts are then only compared). */
+  trust?: CheckTrust | undefined;
 }): CompiledFacts {
   const { compiled, subject } = options;
+  const trusted = trustsContextFacts({ trust: options.trust });
   const context = subject.context ?? {};
   const facts: CompiledFacts = { missing: [], notes: [] };
   const needIdentity = Boolean(compiled.access) || compiled.attributeRules.length > 0;
@@ -70,25 +84,8 @@ export function extractFacts(options: {
 
   if (compiled.access) {
     if (!facts.identity?.role) facts.missing.push("the user's role (no identity in the input or context)");
-    const given = resourcesFromContext(context.resources);
-    if (given) {
-      facts.resources = given;
-      facts.notes.push("tables and columns read were given in the context");
-    } else {
-      const code =
-        typeof context.code === "string" ? context.code : ehrAgentOutputCode({ output: subject.output });
-      if (!code || code.trim() === "") {
-        facts.missing.push("the tables and columns the agent read (no generated code in its output)");
-      } else {
-        const access = extractEhrAgentAccess({ code, schema: compiled.schema });
-        facts.resources = access.tables;
-        if (access.confidence !== "high") {
-          const why =
-            [...access.unresolved, ...access.errors].join("; ") || "the code could not be fully analysed";
-          facts.missing.push(`the tables and columns the agent read (${why})`);
-        }
-      }
-    }
+    if (trusted) resourcesTrusted({ compiled, subject, facts });
+    else resourcesCompared({ compiled, subject, facts });
   }
 
   if (compiled.classifier) {
@@ -112,19 +109,101 @@ export function extractFacts(options: {
   // A policy that states only a default (a lockdown: no rules, `toolDefault` deny) governs tool calls
   // as much as one with rules: its default must answer every call.
   if (compiled.governsTools) {
-    const source = context.toolCalls ?? context.toolCall ?? subject.output;
-    const extracted = extractToolCalls({ value: source });
-    let calls = extracted.calls;
-    if (extracted.calls.length === 0 && subject.trajectory?.length) {
-      const last = subject.trajectory[subject.trajectory.length - 1]!;
-      calls = [{ name: last.action, args: last.args, format: "plain" }];
-    } else if (extracted.confidence === "low" || extracted.calls.length === 0) {
-      facts.missing.push(`the tool call (${extracted.reason ?? "none found in the agent output"})`);
-    }
-    facts.toolCalls = withSchemas({ calls, schemas: context.toolSchemas });
-    facts.caller = { context, input: subject.input };
+    const resolved = resolveToolCalls({ subject, trust: options.trust });
+    if (resolved.problem) facts.missing.push(`the tool call (${resolved.problem})`);
+    if (resolved.note) facts.notes.push(resolved.note);
+    const shown = callerContext({ context, trust: options.trust });
+    if (shown !== context)
+      facts.notes.push(`context.toolSchemas and context.cwd are ignored: ${NOT_TRUSTED}`);
+    facts.toolCalls = withSchemas({ calls: resolved.calls, schemas: shown.toolSchemas });
+    facts.caller = { context: shown, input: subject.input };
   }
   return facts;
+}
+
+/** The tables and columns read, from a trusted caller: the context's `resources`, else its `code`. */
+function resourcesTrusted(options: {
+  compiled: CompiledPolicy;
+  subject: Subject;
+  facts: CompiledFacts;
+}): void {
+  const { compiled, subject, facts } = options;
+  const context = subject.context ?? {};
+  const given = resourcesFromContext(context.resources);
+  if (given) {
+    facts.resources = given;
+    facts.notes.push("tables and columns read were given in the context");
+    return;
+  }
+  const code =
+    typeof context.code === "string" ? context.code : ehrAgentOutputCode({ output: subject.output });
+  readResources({ compiled, code, facts });
+}
+
+/** The tables and columns `code` reads; undetermined (missing) when there is no code or it is unclear. */
+function readResources(options: {
+  compiled: CompiledPolicy;
+  code: string | null | undefined;
+  facts: CompiledFacts;
+}): Record<string, string[]> | undefined {
+  const { compiled, code, facts } = options;
+  if (!code || code.trim() === "") {
+    facts.missing.push("the tables and columns the agent read (no generated code in its output)");
+    return undefined;
+  }
+  const access = extractEhrAgentAccess({ code, schema: compiled.schema });
+  facts.resources = access.tables;
+  if (access.confidence !== "high") {
+    const why = [...access.unresolved, ...access.errors].join("; ") || "the code could not be fully analysed";
+    facts.missing.push(`the tables and columns the agent read (${why})`);
+    return undefined;
+  }
+  return access.tables;
+}
+
+/**
+ * The tables and columns read, from an untrusted caller: from the code in the agent output only. The
+ * context's `resources` or `code`, when given, must say the same, else the fact is undetermined.
+ */
+function resourcesCompared(options: {
+  compiled: CompiledPolicy;
+  subject: Subject;
+  facts: CompiledFacts;
+}): void {
+  const { compiled, subject, facts } = options;
+  const context = subject.context ?? {};
+  const claims = (["resources", "code"] as const).filter((key) => context[key] !== undefined);
+  const code = ehrAgentOutputCode({ output: subject.output });
+  if ((!code || code.trim() === "") && claims.length > 0) {
+    facts.missing.push(
+      `the tables and columns the agent read (the context gives ${claims.join(" and ")}, but ${NOT_TRUSTED} and the agent output has no generated code)`,
+    );
+    return;
+  }
+  const read = readResources({ compiled, code, facts });
+  if (!read || claims.length === 0) return;
+  const given = resourcesFromContext(context.resources);
+  if (context.resources !== undefined && !(given && sameResources({ a: given, b: read }))) {
+    facts.missing.push(
+      `the tables and columns the agent read (the context's resources disagree with what the code in the agent output reads; ${NOT_TRUSTED}, so they are compared, not taken)`,
+    );
+    return;
+  }
+  if (context.code !== undefined) {
+    const claimed =
+      typeof context.code === "string"
+        ? extractEhrAgentAccess({ code: context.code, schema: compiled.schema })
+        : undefined;
+    if (claimed?.confidence !== "high" || !sameResources({ a: claimed.tables, b: read })) {
+      facts.missing.push(
+        `the tables and columns the agent read (the context's code disagrees with the code in the agent output; ${NOT_TRUSTED}, so it is compared, not taken)`,
+      );
+      return;
+    }
+  }
+  facts.notes.push(
+    `the context's ${claims.join(" and ")} agree with the agent output (${NOT_TRUSTED}: compared)`,
+  );
 }
 
 /**

@@ -47,7 +47,8 @@ const policy = PolicySchema.parse({
 });
 
 const subject = (calls: { name: string; arguments: Record<string, unknown> }[]) =>
-  SubjectSchema.parse({ input: "tidy up", output: "", context: { toolCalls: calls } });
+  // The calls in the output, and the same calls stated in the context (compared, so they agree).
+  SubjectSchema.parse({ input: "tidy up", output: JSON.stringify(calls), context: { toolCalls: calls } });
 
 const modelSaysAllow: Engine = {
   name: "guardagent",

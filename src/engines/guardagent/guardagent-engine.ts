@@ -4,6 +4,7 @@
  * Every failure — the model unreachable, every program failing — becomes a fail-closed Decision that says
  * why (fail-open only when configured).
  */
+import type { CheckTrust } from "../../core/caller.js";
 import {
   type Attempt,
   addCost,
@@ -44,14 +45,23 @@ export interface GuardAgentEngineOptions {
   codeDemonstrations?: boolean;
   /** "closed" (default): undecidable checks are denied. "open": allowed, and the Decision says so. */
   failMode?: "closed" | "open";
-  /** When to append a case to memory; "correct-only" waits for `feedback` (benchmark setting). */
+  /**
+   * When to append a case to memory; "correct-only" waits for a labelled `feedback`. "successful" stores
+   * whatever the model decided, so whoever can ask for checks could teach the guard: the live faces
+   * refuse it (open-guard-service.ts), it is for benchmarks, whose labels judge.
+   */
   learn?: LearningMode;
   /**
    * With learn = "successful": whether a case may be learned (default: always). create-engine passes
    * the deterministic floor here, so a program that allows what the compiled rules deny is not kept
    * as a demonstration.
    */
-  learnIf?: (o: { policy: Policy; subject: Subject; decision: Decision }) => Promise<boolean>;
+  learnIf?: (o: {
+    policy: Policy;
+    subject: Subject;
+    decision: Decision;
+    trust?: CheckTrust;
+  }) => Promise<boolean>;
   sandboxLimits?: Partial<SandboxLimits>;
   maxOutputTokens?: number;
 }
@@ -204,11 +214,26 @@ export function createGuardAgentEngine(options: GuardAgentEngineOptions): GuardA
               });
         if (learn === "successful" && options.memory) {
           const may = options.learnIf
-            ? await options.learnIf({ policy, subject, decision }).catch(() => false)
+            ? await options
+                .learnIf({
+                  policy,
+                  subject,
+                  decision,
+                  ...(checkOptions.trust ? { trust: checkOptions.trust } : {}),
+                })
+                .catch(() => false)
             : true;
           if (may) {
+            // A failed write does not change the decision; the memory counts and reports it (see
+            // memory-bank.ts) and the trace says so.
             await remember({ policyName: policy.name, subject, plan, code, label, decision }).catch(
-              () => undefined,
+              (error) => {
+                const e = toWardenError({ error, code: "STORE_ERROR", message: "storing the case failed" });
+                trace.notes = [
+                  ...(trace.notes ?? []),
+                  `the case was not stored in memory: ${e.code}: ${e.message}`,
+                ];
+              },
             );
           }
         }

@@ -16,6 +16,7 @@
  * The engine never throws for a model or store failure: they are recorded, marginalised, and turned
  * into a fail-closed Decision only when the verdict depends on what could not be assigned.
  */
+
 import { z } from "zod";
 import type { Decision } from "../../../core/decision.js";
 import { WardenError } from "../../../core/errors.js";
@@ -25,6 +26,7 @@ import { parseWith } from "../../../core/validate.js";
 import type { ModelClient } from "../../../llm/model.js";
 import type { Store } from "../../../store/store.js";
 import { hashSeed } from "../../../util/seeded-random.js";
+import { withCallerContext } from "../../compiled/context-facts.js";
 import type { CheckOptions, Engine } from "../../engine.js";
 import { createDetectorRegistry, type DetectorRegistry } from "../detectors/registry.js";
 import { compileShieldPolicy } from "./compiled-shield-policy.js";
@@ -160,8 +162,11 @@ export function createShieldEngine(options: ShieldEngineOptions = {}): ShieldEng
 
   const engine: ShieldEngine = {
     name: SHIELD_ENGINE_NAME,
-    async check({ policy, subject, signal }: CheckOptions): Promise<Decision> {
+    async check({ policy, subject: given, signal, trust }: CheckOptions): Promise<Decision> {
       const started = performance.now();
+      // Context facts (toolSchemas, cwd, toolCalls…) from a caller not trusted with them are not read by
+      // the step's tool rules or predicates: the trajectory is the agent's record (context-facts.ts).
+      const subject = given ? withCallerContext({ subject: given, trust }) : given;
       const steps = subject?.trajectory;
       if (!Array.isArray(steps) || steps.length === 0) {
         throw new WardenError({

@@ -223,6 +223,8 @@ describe("auto with a policy that mixes tool and temporal rules", () => {
         trajectory: [read],
         context: { identity: "nurse", resources: { patient: ["age"] } },
       }),
+      // The resources are stated in the context: a caller trusted with facts (context-facts.ts).
+      trust: { contextFacts: true },
     });
     expect(denied).toMatchObject({ verdict: "deny", engine: "auto/compiled" });
     const allowed = await auto.check({
@@ -231,6 +233,7 @@ describe("auto with a policy that mixes tool and temporal rules", () => {
         trajectory: [read],
         context: { identity: "nurse", resources: { lab: ["labname"] } },
       }),
+      trust: { contextFacts: true },
     });
     expect(allowed).toMatchObject({ verdict: "allow", engine: "auto/shield" });
   });

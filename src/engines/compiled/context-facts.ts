@@ -1,0 +1,168 @@
+/**
+ * The trust boundary between what the caller says and what the agent did. A check's `subject.context`
+ * holds two kinds of fields:
+ *
+ * - FACTS about what the agent did or where it acted — they decide an allow, and whoever calls the API
+ *   (possibly the agent itself) could forge them: `resources` (tables and columns read), `code` (the code
+ *   the agent ran), `toolCall` / `toolCalls` (the calls it makes), `toolSchemas` (the tools' argument
+ *   schemas, which give arguments their kinds: a forged schema can make a path look like text) and `cwd`
+ *   (the directory relative paths resolve against: a forged one moves `./x` anywhere). These override
+ *   extraction only when the check trusts the caller with them (`CheckTrust.contextFacts`: an API key
+ *   with scope "facts", the MCP proxy, which builds them from the protocol message itself, a library
+ *   guard made with `trustContextFacts`, `warden check --trust-context`, a benchmark over its own data).
+ *   Otherwise the facts come from the agent's output (or trajectory); a supplied fact is only compared
+ *   with the extracted one, and a disagreement — or a supplied fact the output does not show at all —
+ *   leaves the fact undetermined, so the check fails closed. `toolSchemas` and `cwd` have nothing to be
+ *   compared with: from an untrusted caller they are ignored (and hidden from rule conditions), as if the
+ *   caller had not sent them — which it could have done anyway.
+ * - CALLER CONTEXT: the caller's description of the request, taken as given, like `input` itself: who the
+ *   user is (`identity`, `role`, `user`, `userInfo`, `user_info`), the task (`task`, `taskId`, `site`,
+ *   `trajectoryId`, `final`) and any other field a policy's conditions read as `context.…`. Whoever may
+ *   send `input` may send these; restricting which policies a caller may use is the key's job.
+ */
+import type { CheckTrust } from "../../core/caller.js";
+import type { Subject } from "../../core/subject.js";
+import { extractToolCalls, type ToolCall } from "./extractors/tool-calls/index.js";
+
+/** Context fields that state facts about what the agent did; see the header. */
+export const CONTEXT_FACT_KEYS = [
+  "resources",
+  "code",
+  "toolCall",
+  "toolCalls",
+  "toolSchemas",
+  "cwd",
+] as const;
+export type ContextFactKey = (typeof CONTEXT_FACT_KEYS)[number];
+
+/** The sentence every undetermined fact from an untrusted caller ends with. */
+export const NOT_TRUSTED = "context facts are not trusted from this caller";
+
+export function trustsContextFacts(options: { trust?: CheckTrust | undefined }): boolean {
+  return options.trust?.contextFacts === true;
+}
+
+/** The context fact keys this context supplies (present and not undefined). */
+export function suppliedFacts(options: { context: Record<string, unknown> }): ContextFactKey[] {
+  return CONTEXT_FACT_KEYS.filter((key) => options.context[key] !== undefined);
+}
+
+/**
+ * The context as rule conditions and engines may read it: whole when the caller is trusted with facts,
+ * else without the fact fields (a condition reading `context.toolCalls` or a path resolved against
+ * `context.cwd` must not see what an untrusted caller claims).
+ */
+export function callerContext(options: {
+  context: Record<string, unknown>;
+  trust?: CheckTrust | undefined;
+}): Record<string, unknown> {
+  const { context } = options;
+  if (trustsContextFacts(options) || suppliedFacts({ context }).length === 0) return context;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(context)) {
+    if (!(CONTEXT_FACT_KEYS as readonly string[]).includes(key)) out[key] = value;
+  }
+  return out;
+}
+
+/** The subject with `callerContext` in place of its context (unchanged when nothing is dropped). */
+export function withCallerContext(options: { subject: Subject; trust?: CheckTrust | undefined }): Subject {
+  const { subject } = options;
+  if (!subject.context) return subject;
+  const context = callerContext({ context: subject.context, trust: options.trust });
+  return context === subject.context ? subject : { ...subject, context };
+}
+
+/** JSON with object keys sorted, so two equal values print alike whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Whether two lists name the same calls (name and arguments), whatever their order or wire format. */
+export function sameToolCalls(options: {
+  a: readonly Pick<ToolCall, "name" | "args">[];
+  b: readonly Pick<ToolCall, "name" | "args">[];
+}): boolean {
+  const key = (calls: readonly Pick<ToolCall, "name" | "args">[]) =>
+    calls.map((c) => canonicalJson({ name: c.name, args: c.args })).sort();
+  const a = key(options.a);
+  const b = key(options.b);
+  return a.length === b.length && a.every((k, i) => k === b[i]);
+}
+
+/** Whether two table -> columns maps name the same tables and columns (case and order aside). */
+export function sameResources(options: {
+  a: Record<string, readonly string[]>;
+  b: Record<string, readonly string[]>;
+}): boolean {
+  const canonical = (resources: Record<string, readonly string[]>) => {
+    const byTable = new Map<string, Set<string>>();
+    for (const [table, columns] of Object.entries(resources)) {
+      const set = byTable.get(table.toLowerCase()) ?? new Set<string>();
+      for (const column of columns) set.add(String(column).toLowerCase());
+      byTable.set(table.toLowerCase(), set);
+    }
+    return [...byTable.entries()]
+      .map(([table, columns]) => `${table}:${[...columns].sort().join(",")}`)
+      .sort()
+      .join(";");
+  };
+  return canonical(options.a) === canonical(options.b);
+}
+
+/** The tool calls a check judges, or why they are undetermined. */
+export interface ResolvedToolCalls {
+  calls: ToolCall[];
+  /** Why the calls are undetermined (the check fails closed), in words; absent when determined. */
+  problem?: string;
+  /** Said in the trace: where the calls came from, or how a context claim was compared. */
+  note?: string;
+}
+
+/**
+ * The calls of the agent output, else the trajectory's last step — from a trusted caller, the context's
+ * `toolCalls` / `toolCall` first. From an untrusted caller those are only compared with what the output
+ * (or trajectory) shows: a disagreement, or calls the output does not show, are a problem.
+ */
+export function resolveToolCalls(options: {
+  subject: Subject;
+  trust?: CheckTrust | undefined;
+}): ResolvedToolCalls {
+  const { subject } = options;
+  const context = subject.context ?? {};
+  const claimed = context.toolCalls ?? context.toolCall;
+  const trusted = trustsContextFacts(options);
+  const extracted = extractToolCalls({ value: trusted ? (claimed ?? subject.output) : subject.output });
+  let calls = extracted.calls;
+  let problem: string | undefined;
+  if (extracted.calls.length === 0 && subject.trajectory?.length) {
+    const last = subject.trajectory[subject.trajectory.length - 1]!;
+    calls = [{ name: last.action, args: last.args, format: "plain" }];
+  } else if (extracted.confidence === "low" || extracted.calls.length === 0) {
+    problem = extracted.reason ?? "none found in the agent output";
+  }
+  if (trusted || claimed === undefined) return { calls, ...(problem ? { problem } : {}) };
+  const which = context.toolCalls !== undefined ? "toolCalls" : "toolCall";
+  if (calls.length === 0) {
+    return {
+      calls,
+      problem: `the context gives ${which}, but ${NOT_TRUSTED} and the agent output shows no tool call`,
+    };
+  }
+  if (problem) return { calls, problem };
+  const stated = extractToolCalls({ value: claimed });
+  if (!sameToolCalls({ a: stated.calls, b: calls })) {
+    return {
+      calls,
+      problem: `the context's ${which} disagrees with the tool call in the agent output (${NOT_TRUSTED}, so they are compared, not taken)`,
+    };
+  }
+  return { calls, note: `the context's ${which} agrees with the agent output (${NOT_TRUSTED}: compared)` };
+}
