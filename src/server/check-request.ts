@@ -1,4 +1,7 @@
-/** The body of `POST /v1/check`: a preloaded policy's name, the subject to check and, optionally, the engine. */
+/**
+ * Request bodies: `POST /v1/check` (a preloaded policy's name, the subject to check and, optionally, the
+ * engine) and `POST /v1/feedback` (the right label for a check this server decided).
+ */
 import { z } from "zod";
 import { SubjectSchema } from "../core/subject.js";
 import { ENGINE_NAMES } from "../runtime/create-engine.js";
@@ -14,3 +17,14 @@ export const CheckRequestSchema = z
   .strict();
 export type CheckRequest = z.output<typeof CheckRequestSchema>;
 export type CheckRequestInput = z.input<typeof CheckRequestSchema>;
+
+export const FeedbackRequestSchema = z
+  .object({
+    /** The policy the check was made against. */
+    policy: z.string().min(1),
+    /** The subject exactly as it was checked. */
+    subject: SubjectSchema,
+    /** The right answer for that check. */
+    label: z.enum(["allow", "deny"]),
+  })
+  .strict();

@@ -288,4 +288,39 @@ describe("createWardenApp with API keys", () => {
     ]);
     await inner.close();
   });
+
+  it("takes labelled feedback only from keys with memory:write, and never stores it with learning off", async () => {
+    const service = createGuardService({
+      policies: [loadPolicy({ ref: "mcp-tools" }).policy],
+      engines: createEnginePool({ setup: {}, defaultEngine: "compiled" }),
+    });
+    const callers: Record<string, Caller> = {
+      "k-teach": { name: "reviewer", scopes: ["check", "memory:write"] },
+      "k-plain": { name: "agent", scopes: ["check"] },
+    };
+    const app = createWardenApp({
+      service,
+      logger: false,
+      authenticator: keyAuthenticator({
+        directory: { authenticate: async ({ token }) => callers[token], hasKeys: async () => true },
+      }),
+    });
+    const subject = { input: "", output: call("github.create_issue", { title: "bug" }) };
+    const send = (path: string, key: string, body: unknown) =>
+      app.request(path, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+    expect((await send("/v1/check", "k-teach", { policy: "mcp-tools", subject })).status).toBe(200);
+    const refused = await send("/v1/feedback", "k-plain", { policy: "mcp-tools", subject, label: "allow" });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as ErrorBody).error.details).toMatchObject({ scope: "memory:write" });
+    const taken = await send("/v1/feedback", "k-teach", { policy: "mcp-tools", subject, label: "allow" });
+    expect(taken.status).toBe(200);
+    expect(await taken.json()).toMatchObject({ stored: false });
+    const bad = await send("/v1/feedback", "k-teach", { policy: "mcp-tools", subject, label: "maybe" });
+    expect(bad.status).toBe(400);
+    await service.close();
+  });
 });

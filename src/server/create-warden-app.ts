@@ -1,6 +1,8 @@
 /**
  * Warden's HTTP API as a Hono app, over a GuardService (preloaded policies + engines):
  *   POST /v1/check            { policy, subject, engine? } -> 200 Decision (a deny is 200 with allowed:false)
+ *   POST /v1/feedback         { policy, subject, label } -> { stored, reason }: the right label for a check
+ *                             this server decided, from callers with the scope memory:write only
  *   GET  /v1/policies         names, versions, whether compiled, rule counts (the caller's policies)
  *   GET  /v1/policies/:name   the whole policy, to callers with the scope policies:read only
  *   GET  /v1/stats            checks served by verdict, policy and engine; errors; model calls
@@ -26,7 +28,7 @@ import {
   unauthorizedError,
 } from "./authenticator.js";
 import { assertJsonContentType, assertSameSiteOrAllowed, corsFor, corsOriginsFrom } from "./browser-guard.js";
-import { CheckRequestSchema } from "./check-request.js";
+import { CheckRequestSchema, FeedbackRequestSchema } from "./check-request.js";
 import { allowedHostsFor, assertHostAllowed } from "./host-allow-list.js";
 import { httpErrorFor } from "./http-status.js";
 import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
@@ -63,7 +65,7 @@ export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
   app.notFound((c) => {
     throw new WardenError({
       code: "INVALID_INPUT",
-      message: `no route ${c.req.method} ${c.req.path}; see GET /v1/policies, POST /v1/check, GET /v1/stats, GET /healthz`,
+      message: `no route ${c.req.method} ${c.req.path}; see GET /v1/policies, POST /v1/check, POST /v1/feedback, GET /v1/stats, GET /healthz`,
       details: { reason: "route-not-found" },
     });
   });
@@ -171,6 +173,17 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
     c.set("verdict", decision.verdict);
     c.set("engine", decision.engine);
     return c.json(decision);
+  });
+
+  app.post("/v1/feedback", bodyLimitOf({ maxBodyBytes }), async (c) => {
+    const caller = c.get("caller");
+    // Teaching memory is what a poisoner wants: only keys given memory:write may, never anonymous callers.
+    requireScope({ caller, scopes: ["memory:write"], what: "POST /v1/feedback" });
+    const raw = await readJsonBody({ c, maxJsonDepth });
+    const request = parseWith({ schema: FeedbackRequestSchema, value: raw, what: "request body" });
+    requirePolicy({ caller, policy: request.policy });
+    c.set("policy", request.policy);
+    return c.json(await service.feedback({ ...request, caller }));
   });
 }
 

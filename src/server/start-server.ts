@@ -85,7 +85,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   } = options;
   const log = logger === false ? undefined : (logger ?? createServerLogger());
   const limits = socketLimitsFrom({ ...(connectionLimits ? { limits: connectionLimits } : {}) });
-  const service = await openGuardService({ ...guard, policies: policyRefs ?? [] });
+  const service = await openGuardService({
+    ...guard,
+    policies: policyRefs ?? [],
+    // A failed memory write never changes a decision, so the operator must hear of it from the log.
+    ...(log ? { onWarning: ({ message, error }) => log.warn({ err: error }, message) } : {}),
+  });
   let app: ReturnType<typeof createWardenApp>;
   try {
     app = createWardenApp({
