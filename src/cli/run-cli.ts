@@ -1,10 +1,13 @@
 /**
  * Builds the command tree and runs it, turning any thrown error into a message on stderr and exit
- * code 2. Commands set `process.exitCode` themselves for allow (0) / deny (1).
+ * code 2. Commands set `process.exitCode` themselves for allow (0) / deny (1). Node system errors
+ * (a port in use, an unknown host, a missing program) are the user's environment, so they are reported
+ * as WardenErrors; only what is left is an internal error, whose stack is shown with WARDEN_DEBUG=1.
  */
 import type { Command } from "commander";
 import { isWardenError } from "../core/errors.js";
 import { EXIT_ERROR, exitCodeForError } from "./exit-codes.js";
+import { wardenErrorFromSystem } from "./system-errors.js";
 
 export async function runCli(options: { program: Command; argv: string[] }): Promise<void> {
   const { program } = options;
@@ -24,11 +27,18 @@ export async function runCli(options: { program: Command; argv: string[] }): Pro
       process.exitCode = EXIT_ERROR;
       return;
     }
-    if (isWardenError(error)) {
-      process.stderr.write(`warden: ${error.code}: ${error.message}\n`);
+    const known = isWardenError(error) ? error : wardenErrorFromSystem({ error });
+    if (known) {
+      process.stderr.write(`warden: ${known.code}: ${known.message}\n`);
     } else {
+      const debug = process.env.WARDEN_DEBUG === "1" && error instanceof Error;
+      const text = debug
+        ? (error.stack ?? error.message)
+        : error instanceof Error
+          ? error.message
+          : String(error);
       process.stderr.write(
-        `warden: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        `warden: internal error: ${text}${debug ? "" : " (a bug: run again with WARDEN_DEBUG=1 for the stack and report it)"}\n`,
       );
     }
     process.exitCode = exitCodeForError({ error });

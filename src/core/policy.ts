@@ -7,8 +7,21 @@
 import { z } from "zod";
 import { ArgumentKindsSchema, PathOptionsSchema } from "./arg-kinds.js";
 import { type Condition, ConditionSchema, conditionRegexProblems } from "./condition.js";
+import { WardenError } from "./errors.js";
+import { depthProblem, MAX_DOCUMENT_DEPTH } from "./limits.js";
 
 export const POLICY_SCHEMA_VERSION = 1;
+
+/** Most rules (or predicates, clauses, circuits) of one kind in a policy; bundled policies have < 100. */
+export const MAX_RULES_PER_KIND = 10_000;
+/**
+ * Deepest `when` condition, counted in JSON objects and arrays (`{"all": [{"not": …}]}` is 3 levels per
+ * `all`); the bundled policies need fewer than 10.
+ */
+export const MAX_CONDITION_DEPTH = 64;
+
+const rulesList = <T extends z.ZodType>(schema: T) =>
+  z.array(schema).max(MAX_RULES_PER_KIND, `at most ${MAX_RULES_PER_KIND} entries`);
 
 /** Long text may be written inline or kept in a file beside the policy (resolved by the loader). */
 export const TextOrFileSchema = z.union([z.string(), z.object({ file: z.string().min(1) }).strict()]);
@@ -54,7 +67,7 @@ export type AccessRule = z.output<typeof AccessRuleSchema>;
 
 export const AccessPolicySchema = z
   .object({
-    rules: z.array(AccessRuleSchema),
+    rules: rulesList(AccessRuleSchema),
     /** What to answer for a role that no rule names: deny everything (default) or allow everything. */
     unknownRole: z.enum(["deny", "allow"]).default("deny"),
   })
@@ -221,8 +234,8 @@ export const RulesSchema = z
   .object({
     vocabulary: VocabularySchema.optional(),
     access: AccessPolicySchema.optional(),
-    attributeRules: z.array(AttributeRuleSchema).optional(),
-    toolRules: z.array(ToolRuleSchema).optional(),
+    attributeRules: rulesList(AttributeRuleSchema).optional(),
+    toolRules: rulesList(ToolRuleSchema).optional(),
     /** Effect for a tool call no tool rule matches. */
     toolDefault: z.enum(EFFECTS).optional(),
     /**
@@ -233,15 +246,60 @@ export const RulesSchema = z
     argumentKinds: ArgumentKindsSchema.optional(),
     /** How paths are canonicalised: `caseFold` (case-insensitive file system), `base` for relative paths. */
     paths: PathOptionsSchema.optional(),
-    predicates: z.array(PredicateSchema).optional(),
-    temporalRules: z.array(TemporalRuleSchema).optional(),
-    clauses: z.array(ClauseSchema).optional(),
-    circuits: z.array(CircuitSchema).optional(),
+    predicates: rulesList(PredicateSchema).optional(),
+    temporalRules: rulesList(TemporalRuleSchema).optional(),
+    clauses: rulesList(ClauseSchema).optional(),
+    circuits: rulesList(CircuitSchema).optional(),
     /** Shield tolerance ε >= 0 (smaller = stricter). */
     epsilon: z.number().nonnegative().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((rules, ctx) => {
+    for (const issue of duplicateIdIssues({ rules })) ctx.addIssue({ code: "custom", ...issue });
+  });
 export type Rules = z.output<typeof RulesSchema>;
+
+/**
+ * Rule ids are what decisions report (`violation.ruleId`) and circuits refer to, so the rules that
+ * decide (access, attribute, tool and temporal rules) share one namespace; clause ids have their own.
+ */
+function duplicateIdIssues(options: {
+  rules: {
+    access?: { rules: { id: string }[] } | undefined;
+    attributeRules?: { id: string }[] | undefined;
+    toolRules?: { id: string }[] | undefined;
+    temporalRules?: { id: string }[] | undefined;
+    clauses?: { id: string }[] | undefined;
+  };
+}): { message: string; path: (string | number)[] }[] {
+  const { rules } = options;
+  const namespaces: [string, { id: string }[] | undefined][][] = [
+    [
+      ["access.rules", rules.access?.rules],
+      ["attributeRules", rules.attributeRules],
+      ["toolRules", rules.toolRules],
+      ["temporalRules", rules.temporalRules],
+    ],
+    [["clauses", rules.clauses]],
+  ];
+  const issues: { message: string; path: (string | number)[] }[] = [];
+  for (const kinds of namespaces) {
+    const seen = new Map<string, string>();
+    for (const [kind, list] of kinds) {
+      for (const [index, rule] of (list ?? []).entries()) {
+        const where = `${kind}.${index}`;
+        const first = seen.get(rule.id);
+        if (first === undefined) seen.set(rule.id, where);
+        else
+          issues.push({
+            message: `duplicate rule id "${rule.id}" (also ${first}); every rule id must be unique`,
+            path: [...kind.split("."), index, "id"],
+          });
+      }
+    }
+  }
+  return issues;
+}
 
 export const PolicySchema = z
   .object({
@@ -270,6 +328,45 @@ export const PolicyFileSchema = PolicySchema.extend({
   requests: TextOrFileSchema,
 });
 export type PolicyFile = z.input<typeof PolicyFileSchema>;
+
+/** The `when` conditions of a raw policy document, with the rule they belong to (for error messages). */
+function conditionsOf(options: { document: unknown }): { path: string; rule: string; when: unknown }[] {
+  const rules = (options.document as { rules?: Record<string, unknown> } | null)?.rules;
+  if (!rules || typeof rules !== "object") return [];
+  const out: { path: string; rule: string; when: unknown }[] = [];
+  const list = (key: string) => (Array.isArray(rules[key]) ? (rules[key] as unknown[]) : []);
+  for (const [index, rule] of list("toolRules").entries()) {
+    const r = (rule ?? {}) as { id?: unknown; when?: unknown };
+    out.push({ path: `rules.toolRules.${index}.when`, rule: String(r.id ?? index), when: r.when });
+  }
+  for (const [index, predicate] of list("predicates").entries()) {
+    const p = (predicate ?? {}) as { name?: unknown; binding?: { when?: unknown } };
+    const when = p.binding && typeof p.binding === "object" ? p.binding.when : undefined;
+    out.push({ path: `rules.predicates.${index}.binding.when`, rule: String(p.name ?? index), when });
+  }
+  return out;
+}
+
+/**
+ * Limits a raw policy document must meet before the schema parses it: the condition schema is
+ * recursive, so a `when` nested thousands deep would overflow the stack inside the parser. Depths are
+ * measured iteratively; a condition too deep is named by its rule, then the document as a whole.
+ */
+export function checkPolicyDocumentLimits(options: { document: unknown; what: string }): void {
+  const fail = (message: string, field: string) => {
+    throw new WardenError({
+      code: "INVALID_POLICY",
+      message: `Invalid ${options.what}: ${message}`,
+      details: { fields: [field] },
+    });
+  };
+  for (const { path, rule, when } of conditionsOf(options)) {
+    const deep = depthProblem({ value: when, maxDepth: MAX_CONDITION_DEPTH, path });
+    if (deep) fail(`${path} of rule "${rule}" is nested more than ${MAX_CONDITION_DEPTH} levels deep`, path);
+  }
+  const deep = depthProblem({ value: options.document, maxDepth: MAX_DOCUMENT_DEPTH });
+  if (deep) fail(`nested more than ${MAX_DOCUMENT_DEPTH} levels deep at ${deep.path}`, deep.path);
+}
 
 export function isCompiled(policy: Policy): boolean {
   const r = policy.rules;

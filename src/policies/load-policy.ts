@@ -1,12 +1,28 @@
 /**
  * Loads a policy by bundled name (`eicu-ac`), directory (containing policy.json) or file (.json/.yaml),
  * resolves texts kept in files beside it, and validates it with the policy schema.
+ *
+ * A policy is data someone else may have written: its files are read only when they are regular files
+ * under a size cap, its document is checked for depth before the (recursive) schema parses it, and a
+ * `{ "file": … }` text reference is confined to the policy's own folder — relative, no `..` escape, and
+ * its real path (symbolic links resolved) inside the real path of that folder — since the service serves
+ * policy texts back to callers.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, extname, isAbsolute, join, resolve } from "node:path";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import YAML from "yaml";
 import { WardenError } from "../core/errors.js";
-import { type Policy, PolicyFileSchema, PolicySchema } from "../core/policy.js";
+import { MAX_POLICY_FILE_BYTES } from "../core/limits.js";
+import { checkPolicyDocumentLimits, type Policy, PolicyFileSchema, PolicySchema } from "../core/policy.js";
 import { parseWith } from "../core/validate.js";
 import { packageRoot } from "./package-root.js";
 
@@ -31,8 +47,50 @@ export function listBundledPolicies(): string[] {
     .sort();
 }
 
+function invalidPolicy(options: { message: string; field?: string; cause?: unknown }): WardenError {
+  return new WardenError({
+    code: "INVALID_POLICY",
+    message: options.message,
+    ...(options.field ? { details: { field: options.field, fields: [options.field] } } : {}),
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
+  });
+}
+
+/** The text of a regular file of at most MAX_POLICY_FILE_BYTES; `what` names it in errors. */
+export function readPolicyFile(options: { path: string; what: string; field?: string }): string {
+  const { path, what } = options;
+  const field = options.field ? { field: options.field } : {};
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? String(error);
+    throw invalidPolicy({ message: `cannot read ${what} ${path} (${code})`, ...field, cause: error });
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw invalidPolicy({ message: `${what} ${path} is not a regular file`, ...field });
+    const buffer = Buffer.alloc(Math.min(MAX_POLICY_FILE_BYTES + 1, stat.size + 1));
+    let length = 0;
+    while (length < buffer.length) {
+      const read = readSync(fd, buffer, length, buffer.length - length, length);
+      if (read === 0) break;
+      length += read;
+    }
+    if (length > MAX_POLICY_FILE_BYTES || stat.size > MAX_POLICY_FILE_BYTES) {
+      throw invalidPolicy({
+        message: `${what} ${path} is larger than ${MAX_POLICY_FILE_BYTES} bytes`,
+        ...field,
+      });
+    }
+    return buffer.subarray(0, length).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readStructured(path: string): unknown {
-  const text = readFileSync(path, "utf8");
+  const text = readPolicyFile({ path, what: "policy file" });
   try {
     return [".yaml", ".yml"].includes(extname(path).toLowerCase()) ? YAML.parse(text) : JSON.parse(text);
   } catch (error) {
@@ -44,23 +102,46 @@ function readStructured(path: string): unknown {
   }
 }
 
-function resolveText(options: { value: string | { file: string }; dir: string; field: string }): string {
-  const { value, dir } = options;
-  if (typeof value === "string") return value;
-  const path = isAbsolute(value.file) ? value.file : join(dir, value.file);
+/** Whether `path` is `dir` itself or below it (both already absolute and normalised). */
+function isInside(options: { path: string; dir: string }): boolean {
+  const rel = relative(options.dir, options.path);
+  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+}
+
+/** The real path of a text file referenced by a policy, confined to the policy's folder. */
+function confinedPath(options: { file: string; dir: string; field: string }): string {
+  const { file, dir, field } = options;
+  const refuse = (why: string) =>
+    invalidPolicy({
+      message: `Policy field ${field} refers to ${file}: ${why}; texts in files must sit in the policy's folder (${dir}), named relative to it`,
+      field,
+    });
+  if (isAbsolute(file) || /^[a-zA-Z]:|^[\\/]/.test(file)) throw refuse("an absolute path");
+  if (file.split(/[\\/]/).includes("..")) throw refuse("a path with '..'");
+  const path = join(dir, file);
   if (!existsSync(path)) {
-    throw new WardenError({
-      code: "INVALID_POLICY",
-      message: `Policy field ${options.field} refers to ${value.file}, which does not exist (looked in ${dir})`,
-      details: { field: options.field },
+    throw invalidPolicy({
+      message: `Policy field ${field} refers to ${file}, which does not exist (looked in ${dir})`,
+      field,
     });
   }
-  return readFileSync(path, "utf8");
+  const real = realpathSync(path);
+  if (!isInside({ path: real, dir: realpathSync(dir) }))
+    throw refuse(`its real path ${real} is outside the folder`);
+  return real;
+}
+
+function resolveText(options: { value: string | { file: string }; dir: string; field: string }): string {
+  const { value, dir, field } = options;
+  if (typeof value === "string") return value;
+  const path = confinedPath({ file: value.file, dir, field });
+  return readPolicyFile({ path, what: `policy text (${field})`, field });
 }
 
 /** Parses an in-memory policy document whose file references resolve against `dir`. */
 export function parsePolicyDocument(options: { document: unknown; dir: string; what?: string }): Policy {
   const what = options.what ?? "policy";
+  checkPolicyDocumentLimits({ document: options.document, what });
   const file = parseWith({ schema: PolicyFileSchema, value: options.document, what, code: "INVALID_POLICY" });
   return parseWith({
     schema: PolicySchema,

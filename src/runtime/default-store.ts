@@ -1,10 +1,13 @@
 /**
  * Where the memory lives when the user does not say: $WARDEN_STORE, else the XDG state directory
- * (~/.local/state/warden/warden.db). Opened only when an engine actually needs memory.
+ * (~/.local/state/warden/warden.db). Opened only when an engine actually needs memory. A path that
+ * cannot hold a database (its parent is a file, a folder that cannot be written) is a STORE_ERROR that
+ * names the path and where it came from, never a raw system error.
  */
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { WardenError } from "../core/errors.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
 
@@ -14,8 +17,45 @@ export function defaultStorePath(): string {
   return join(base, "warden", "warden.db");
 }
 
+const REASONS: Record<string, string> = {
+  ENOTDIR: "a part of its folder is a file, not a directory",
+  EEXIST: "a part of its folder is a file, not a directory",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "read-only file system",
+};
+
 export async function openStore(options: { path?: string }): Promise<Store> {
   const path = options.path ?? defaultStorePath();
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  return createSqliteStore({ path });
+  const from =
+    options.path !== undefined
+      ? "--store"
+      : process.env.WARDEN_STORE
+        ? "$WARDEN_STORE"
+        : "the default store path";
+  const fail = (why: string, cause: unknown) =>
+    new WardenError({
+      code: "STORE_ERROR",
+      message: `memory store ${path} (${from}): ${why}`,
+      details: { fields: [from === "--store" ? "--store" : "WARDEN_STORE"], path },
+      cause,
+    });
+  if (path !== ":memory:" && !path.startsWith("file:")) {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? "";
+      throw fail(
+        `cannot create its folder ${dirname(path)}: ${REASONS[code] ?? (code || String(error))}`,
+        error,
+      );
+    }
+  }
+  try {
+    return await createSqliteStore({ path });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = (cause?.code && REASONS[cause.code]) || (error as Error).message;
+    throw fail(why, error);
+  }
 }

@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { CheckTrust } from "../../core/caller.js";
 import type { Decision } from "../../core/decision.js";
 import { WardenError } from "../../core/errors.js";
-import { StepSchema, type Subject, SubjectSchema } from "../../core/subject.js";
+import { ContextSchema, type Subject, SubjectSchema, TrajectoryStepsSchema } from "../../core/subject.js";
 import { parseWith } from "../../core/validate.js";
 import { callerContext } from "../../engines/compiled/context-facts.js";
 import {
@@ -26,7 +26,13 @@ import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-
 import { exitCodeForDecision } from "../exit-codes.js";
 import { formatDecision } from "../format-decision.js";
 import { addCheckTimeoutOption, addGuardOptions, checkTimeoutFrom } from "../guard-options.js";
-import { readJsonInput, readTextInput } from "../read-input.js";
+import {
+  MAX_INPUT_BYTES_HELP,
+  maxInputBytesFrom,
+  readJsonInput,
+  readJsonObjectInput,
+  readTextInput,
+} from "../read-input.js";
 
 const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).extend({
   policy: z.string().min(1),
@@ -39,6 +45,7 @@ const CheckOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).ex
   json: z.boolean().default(false),
   allSteps: z.boolean().default(false),
   lastStep: z.boolean().default(false),
+  maxInputBytes: z.string().optional(),
 });
 
 /** Engines whose decision depends on the trajectory's steps (the tool call or the temporal rules). */
@@ -67,6 +74,7 @@ export function registerCheckCommand(options: { program: Command }): void {
     )
     .option("--last-step", "with --trajectory: decide only the last step (the earlier ones as its history)")
     .option("--json", "print the Decision as JSON")
+    .option("--max-input-bytes <n>", MAX_INPUT_BYTES_HELP)
     .action(async (raw: Record<string, unknown>) => {
       const { checkTimeout: _flag, ...rest } = raw;
       const limits = checkTimeoutFrom({ raw });
@@ -81,13 +89,22 @@ export function registerCheckCommand(options: { program: Command }): void {
         json,
         allSteps,
         lastStep,
+        maxInputBytes: _maxInputBytes,
         ...service
       } = parseWith({
         schema: CheckOptionsSchema,
         value: { ...rest, ...limits },
         what: "check options",
       });
-      const subject = await readSubject({ input, output, subject: subjectRef, trajectory, context });
+      const maxBytes = maxInputBytesFrom({ raw });
+      const subject = await readSubject({
+        input,
+        output,
+        subject: subjectRef,
+        trajectory,
+        context,
+        maxBytes,
+      });
       const guard = await openGuardService({ ...service, policies: [policy], sandboxWorkers: 1 });
       // The context is the user's own input, but it is taken as facts only when they say so.
       const trust: CheckTrust = { contextFacts: trustContext };
@@ -141,19 +158,18 @@ async function readSubject(o: {
   subject?: string | undefined;
   trajectory?: string | undefined;
   context?: string | undefined;
+  maxBytes: number;
 }): Promise<Subject> {
+  const { maxBytes } = o;
   let value: Record<string, unknown> = {};
-  if (o.subject) {
-    const parsed = await readJsonInput({ value: o.subject, option: "--subject" });
-    value = (parsed ?? {}) as Record<string, unknown>;
-  }
-  if (o.input) value.input = await readTextInput({ value: o.input, option: "--input" });
-  if (o.output) value.output = await readTextInput({ value: o.output, option: "--output" });
+  if (o.subject) value = await readJsonObjectInput({ value: o.subject, option: "--subject", maxBytes });
+  if (o.input) value.input = await readTextInput({ value: o.input, option: "--input", maxBytes });
+  if (o.output) value.output = await readTextInput({ value: o.output, option: "--output", maxBytes });
   if (o.trajectory) {
-    const steps = await readJsonInput({ value: o.trajectory, option: "--trajectory" });
+    const steps = await readJsonInput({ value: o.trajectory, option: "--trajectory", maxBytes });
     const list = Array.isArray(steps) ? steps : (steps as { steps?: unknown })?.steps;
     value.trajectory = parseWith({
-      schema: z.array(StepSchema),
+      schema: TrajectoryStepsSchema,
       value: list,
       what: "--trajectory",
       path: "trajectory",
@@ -161,14 +177,20 @@ async function readSubject(o: {
     // A trajectory file may carry its task and context: {input, context, steps}.
     const file = (Array.isArray(steps) ? {} : (steps ?? {})) as { input?: unknown; context?: unknown };
     if (value.input === undefined && typeof file.input === "string") value.input = file.input;
-    if (file.context && typeof file.context === "object") {
-      value.context = { ...(file.context as object), ...((value.context as object) ?? {}) };
+    if (file.context !== undefined && file.context !== null) {
+      const fileContext = parseWith({
+        schema: ContextSchema,
+        value: file.context,
+        what: "--trajectory (its context must be a JSON object)",
+        path: "--trajectory.context",
+      });
+      value.context = { ...fileContext, ...((value.context as object) ?? {}) };
     }
   }
   if (o.context) {
     value.context = {
       ...((value.context as object) ?? {}),
-      ...((await readJsonInput({ value: o.context, option: "--context" })) as object),
+      ...(await readJsonObjectInput({ value: o.context, option: "--context", maxBytes })),
     };
   }
   if (value.input === undefined) value.input = "";

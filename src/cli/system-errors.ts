@@ -1,0 +1,75 @@
+/**
+ * Node system errors (EADDRINUSE, ENOTFOUND, spawn ENOENT…) met by a command are problems of the
+ * environment or of what the user asked for, not bugs: they become WardenErrors naming the option that
+ * led to them, so the user reads "--port 8787: already in use", never a stack trace.
+ */
+import { WardenError } from "../core/errors.js";
+
+interface SystemError {
+  code: string;
+  syscall: string;
+  path?: string;
+  address?: string;
+  port?: number;
+  hostname?: string;
+  spawnargs?: string[];
+  message: string;
+}
+
+function isSystemError(error: unknown): error is SystemError {
+  if (!(error instanceof Error)) return false;
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+  return typeof code === "string" && /^E[A-Z0-9_]+$/.test(code) && typeof syscall === "string";
+}
+
+function invalid(options: { message: string; field: string; cause: unknown }): WardenError {
+  return new WardenError({
+    code: "INVALID_INPUT",
+    message: options.message,
+    details: { fields: [options.field] },
+    cause: options.cause,
+  });
+}
+
+const LISTEN_MESSAGES: Record<string, string> = {
+  EADDRINUSE: "is already in use (pick another --port, or 0 for any free port)",
+  EACCES: "needs privileges to listen on (pick a --port above 1023)",
+  EADDRNOTAVAIL: "is not an address of this machine (check --host)",
+};
+
+/** The WardenError a Node system error stands for, or undefined when it is not one. */
+export function wardenErrorFromSystem(options: { error: unknown }): WardenError | undefined {
+  const { error } = options;
+  if (!isSystemError(error)) return undefined;
+  const { code, syscall } = error;
+  if (syscall === "listen" || syscall === "bind") {
+    const where = `${error.address ?? "?"}:${error.port ?? "?"}`;
+    const reason = LISTEN_MESSAGES[code] ?? `cannot be listened on (${code})`;
+    return invalid({
+      message: `--host/--port: ${where} ${reason}`,
+      field: code === "EADDRINUSE" ? "--port" : "--host",
+      cause: error,
+    });
+  }
+  if (syscall === "getaddrinfo") {
+    const transient =
+      code === "EAI_AGAIN" ? " (name resolution failed for now; try again or give an IP address)" : "";
+    return invalid({
+      message: `--host: cannot resolve ${error.hostname ?? "the host"} (${code})${transient}`,
+      field: "--host",
+      cause: error,
+    });
+  }
+  if (syscall.startsWith("spawn")) {
+    const command = error.path ?? syscall.slice("spawn ".length);
+    const reason =
+      code === "ENOENT"
+        ? "not found (give the path of an installed program, or a command on PATH)"
+        : code === "EACCES"
+          ? "is not executable (permission denied)"
+          : `cannot be started (${code})`;
+    return invalid({ message: `command ${command}: ${reason}`, field: "<command>", cause: error });
+  }
+  const where = error.path ? ` ${error.path}` : "";
+  return invalid({ message: `${syscall}${where}: ${code}`, field: syscall, cause: error });
+}
