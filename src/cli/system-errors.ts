@@ -31,26 +31,31 @@ function invalid(options: { message: string; field: string; cause: unknown }): W
   });
 }
 
-const LISTEN_MESSAGES: Record<string, string> = {
-  EADDRINUSE: "is already in use (pick another --port, or 0 for any free port)",
-  EACCES: "needs privileges to listen on (pick a --port above 1023)",
-  EADDRNOTAVAIL: "is not an address of this machine (check --host)",
-};
+/** A listen error names --port when the port is the problem, --host when the address is. */
+function listenError(error: SystemError): WardenError {
+  const address = error.address ?? "the address";
+  const where = error.port === undefined ? address : `${address}:${error.port}`;
+  if (error.code === "EADDRINUSE") {
+    const message = `--port ${error.port ?? ""}: ${where} is already in use (pick another --port, or 0 for any free port)`;
+    return invalid({ message, field: "--port", cause: error });
+  }
+  if (error.code === "EACCES") {
+    const message = `--port ${error.port ?? ""}: listening on ${where} needs privileges (pick a port above 1023)`;
+    return invalid({ message, field: "--port", cause: error });
+  }
+  const reason =
+    error.code === "EADDRNOTAVAIL"
+      ? "is not an address of this machine"
+      : `cannot be listened on (${error.code})`;
+  return invalid({ message: `--host ${address}: ${reason}`, field: "--host", cause: error });
+}
 
 /** The WardenError a Node system error stands for, or undefined when it is not one. */
 export function wardenErrorFromSystem(options: { error: unknown }): WardenError | undefined {
   const { error } = options;
   if (!isSystemError(error)) return undefined;
   const { code, syscall } = error;
-  if (syscall === "listen" || syscall === "bind") {
-    const where = `${error.address ?? "?"}:${error.port ?? "?"}`;
-    const reason = LISTEN_MESSAGES[code] ?? `cannot be listened on (${code})`;
-    return invalid({
-      message: `--host/--port: ${where} ${reason}`,
-      field: code === "EADDRINUSE" ? "--port" : "--host",
-      cause: error,
-    });
-  }
+  if (syscall === "listen" || syscall === "bind") return listenError(error);
   if (syscall === "getaddrinfo") {
     const transient =
       code === "EAI_AGAIN" ? " (name resolution failed for now; try again or give an IP address)" : "";

@@ -53,7 +53,7 @@ describe("warden ltl (action)", () => {
 
   it.each([
     ["invalid inline JSON", "a", "[{", undefined, "--trace: inline trace is not valid JSON"],
-    ["a missing file", "a", "missing.json", undefined, "--trace: cannot read 'missing.json' (no such file)"],
+    ["a missing file", "a", "missing.json", undefined, "--trace: no such file: missing.json"],
     [
       "a file that is not JSON",
       "a",

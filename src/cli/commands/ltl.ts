@@ -1,19 +1,10 @@
-/**
- * `warden ltl --formula <f> --trace <json|file> [--at i]`: evaluates an LTLf formula over a finite
- * trace and prints `true` or `false` (exit 0). `--trace` is inline JSON (when it starts with `[` or
- * `{`) or the path of a JSON file; either way an array of steps, each an object atom -> boolean
- * (`{"delete": true}`) or an array of the atoms true at that step (`["delete", "confirm"]`); a missing
- * atom is false. A formula that does not parse prints the error with its line, column and a caret on
- * stderr (exit 2); a bad trace or `--at` is a usage error (exit 2) naming the problem.
- */
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { isWardenError, WardenError } from "../../core/errors.js";
 import { evaluate } from "../../engines/shield/ltl/evaluate.js";
 import { parseLtl } from "../../engines/shield/ltl/parse.js";
 import { parseLtlTrace } from "../../engines/shield/ltl/trace.js";
 import { EXIT_ALLOW, EXIT_ERROR } from "../exit-codes.js";
+import { readTextInput } from "../read-input.js";
 
 export interface LtlCommandOptions {
   formula: string;
@@ -44,18 +35,8 @@ async function readTrace(options: { trace: string; cwd: string }): Promise<unkno
       throw usage(`--trace: inline trace is not valid JSON: ${(error as Error).message}`, "trace");
     }
   }
-  const path = resolve(options.cwd, options.trace);
-  let content: string;
-  try {
-    content = await readFile(path, "utf8");
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-    throw usage(
-      `--trace: cannot read '${options.trace}' (${reason}); give inline JSON starting with '[' or the path of a JSON file`,
-      "trace",
-    );
-  }
+  // Bounded, regular files only: a device or a huge file is a usage error naming --trace.
+  const content = await readTextInput({ value: options.trace, option: "--trace", cwd: options.cwd });
   try {
     return JSON.parse(content);
   } catch (error) {

@@ -7,7 +7,7 @@
  * reason on stderr) for usage errors, when no rule could be extracted, or when verification finds
  * errors (the artifact is still written for review).
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { WardenError } from "../../core/errors.js";
@@ -16,6 +16,7 @@ import { stableStringify } from "../../engines/shield/import/stable-json.js";
 import { createModelClient } from "../../llm/create-model-client.js";
 import { summarizePolicy } from "../../policies/summarize-policy.js";
 import { EXIT_ERROR } from "../exit-codes.js";
+import { readTextInput } from "../read-input.js";
 
 interface BuildOptions {
   docs: string[];
@@ -41,11 +42,7 @@ async function runBuild(options: BuildOptions): Promise<void> {
   }
   const documents = [];
   for (const path of options.docs) {
-    try {
-      documents.push({ name: basename(path), text: await readFile(resolve(path), "utf8") });
-    } catch (error) {
-      throw usage(`--docs: cannot read ${path}: ${(error as Error).message}`, "docs");
-    }
+    documents.push({ name: basename(path), text: await readTextInput({ value: path, option: "--docs" }) });
   }
   const model = createModelClient({
     spec: options.model,

@@ -184,7 +184,7 @@ describe("warden policy train", () => {
         ],
         { from: "user" },
       ),
-    ).rejects.toThrow(/cannot read/);
+    ).rejects.toThrow(/--data: no such file/);
   });
 
   it("splits deterministically", () => {

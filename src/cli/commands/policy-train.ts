@@ -10,7 +10,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import { readTrajectoriesJsonl, type TrajectoryRecord } from "../../bench/datasets/trajectories.js";
+import { parseTrajectoriesJsonl, type TrajectoryRecord } from "../../bench/datasets/trajectories.js";
 import { type TrajectoryMetrics, trajectoryMetrics } from "../../bench/metrics.js";
 import { WardenError } from "../../core/errors.js";
 import type { Policy } from "../../core/policy.js";
@@ -21,6 +21,7 @@ import { examplesFromRecords, recordContext } from "../../engines/shield/train/l
 import { trainWeights } from "../../engines/shield/train/train-weights.js";
 import { loadPolicy } from "../../policies/load-policy.js";
 import { createRandom } from "../../util/seeded-random.js";
+import { readTextInput } from "../read-input.js";
 
 interface TrainOptions {
   aspm: string;
@@ -125,7 +126,9 @@ async function runTrain(options: TrainOptions): Promise<void> {
   const margin = number({ value: options.margin, flag: "--margin", min: 0 });
   const epsilon = number({ value: options.epsilon, flag: "--epsilon", min: 0 });
   const { policy } = loadPolicy({ ref: options.aspm });
-  const { records } = await readTrajectoriesJsonl({ path: resolve(options.data) });
+  // Read here, bounded and only from a regular file, so a bad --data is a usage error naming it.
+  const text = await readTextInput({ value: options.data, option: "--data" });
+  const { records } = parseTrajectoriesJsonl({ text, source: resolve(options.data) });
   if (records.length === 0) {
     throw new WardenError({
       code: "DATASET_INVALID",
