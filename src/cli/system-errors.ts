@@ -3,6 +3,7 @@
  * environment or of what the user asked for, not bugs: they become WardenErrors naming the option that
  * led to them, so the user reads "--port 8787: already in use", never a stack trace.
  */
+import { resolve, sep } from "node:path";
 import { WardenError } from "../core/errors.js";
 
 interface SystemError {
@@ -77,4 +78,45 @@ export function wardenErrorFromSystem(options: { error: unknown }): WardenError 
   }
   const where = error.path ? ` ${error.path}` : "";
   return invalid({ message: `${syscall}${where}: ${code}`, field: syscall, cause: error });
+}
+
+const PATH_REASONS: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  ENOTDIR: "a part of the path is a file, not a directory",
+  EEXIST: "a file is in the way",
+  EISDIR: "is a directory",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+};
+
+/**
+ * Runs `run`, turning a system error on a path given by one of `paths` (option -> value), or on a folder
+ * above it, into a WardenError naming that option: `--out x/y: cannot mkdir x (a file is in the way)`.
+ */
+export async function namingPathOptions<T>(options: {
+  paths: Record<string, string | undefined>;
+  run: () => Promise<T>;
+}): Promise<T> {
+  try {
+    return await options.run();
+  } catch (error) {
+    if (!isSystemError(error) || error.path === undefined) throw error;
+    const failed = resolve(error.path);
+    for (const [option, value] of Object.entries(options.paths)) {
+      if (value === undefined) continue;
+      const given = resolve(value);
+      const related =
+        given === failed || given.startsWith(`${failed}${sep}`) || failed.startsWith(`${given}${sep}`);
+      if (!related) continue;
+      const reason = PATH_REASONS[error.code] ?? error.code;
+      throw invalid({
+        message: `${option} ${value}: cannot ${error.syscall} ${error.path} (${reason})`,
+        field: option,
+        cause: error,
+      });
+    }
+    throw error;
+  }
 }

@@ -15,6 +15,7 @@ import { WardenError } from "../../core/errors.js";
 import { parseWith } from "../../core/validate.js";
 import { ENGINE_NAMES } from "../../runtime/create-engine.js";
 import { ModelOptionsSchema, modelFromOptions } from "../../runtime/model-options.js";
+import { namingPathOptions } from "../system-errors.js";
 
 const BenchOptionsSchema = ModelOptionsSchema.extend({
   data: z.string().optional(),
@@ -99,82 +100,12 @@ export function registerBenchCommand(options: { program: Command }): void {
     .option("--note <text>", "a note printed on the report and charts")
     .option("--no-progress", "no progress bar on stderr")
     .option("--json", "print one JSON summary on stdout")
-    .action(async (dataset: string | undefined, raw: Record<string, unknown>) => {
-      const name = parseWith({
-        schema: z.enum(DATASETS, { error: `dataset must be one of: ${DATASETS.join(", ")}` }),
-        value: dataset,
-        what: "dataset",
-        path: "dataset",
-      });
-      const o = parseWith({ schema: BenchOptionsSchema, value: raw, what: "bench options" });
-      const model = modelFromOptions(o);
-      const controller = new AbortController();
-      const onSigint = () => {
-        process.stderr.write("\nwarden: interrupted — finishing the checks in flight and saving results\n");
-        controller.abort();
-      };
-      process.once("SIGINT", onSigint);
-      try {
-        const base = {
-          dataset: name,
-          engine: o.engine,
-          ...(o.data ? { data: o.data } : {}),
-          ...(model ? { model } : {}),
-          ...(o.policy ? { policy: o.policy } : {}),
-          ...(o.shots !== undefined ? { shots: o.shots } : {}),
-          ...(o.retrieval ? { retrieval: o.retrieval } : {}),
-          toolbox: o.toolbox,
-          memory: o.memory,
-          learn: o.learn,
-          ...(o.limit !== undefined ? { limit: o.limit } : {}),
-          concurrency: o.concurrency,
-          ...(o.seed !== undefined ? { seed: o.seed } : {}),
-          ...(o.out ? { out: o.out } : {}),
-          fresh: o.fresh,
-          progress: o.progress,
-          signal: controller.signal,
-          ...(o.note ? { note: o.note } : {}),
-        };
-        if (o.ablation) {
-          if (!o.out)
-            throw new WardenError({ code: "INVALID_INPUT", message: "--ablation needs --out <dir>" });
-          const { variants, chart } = await runAblation({
-            base: { ...base, out: o.out },
-            ablation: o.ablation,
-            ...(o.shotsList ? { shotsList: o.shotsList } : {}),
-            onVariant: (v) => process.stderr.write(`warden: ablation variant ${v}\n`),
-          });
-          if (o.json)
-            process.stdout.write(
-              `${JSON.stringify(
-                variants.map((v) => ({ variant: v.name, ...v.result.summary })),
-                null,
-                2,
-              )}\n`,
-            );
-          else
-            process.stdout.write(
-              `${variants.map((v) => `[${v.name}] ${formatSummary(v.result.summary)}`).join("\n\n")}\n\nchart: ${o.out}/${chart}\n`,
-            );
-          return;
-        }
-        const result =
-          name === "st-webagentbench" ? await runTrajectoryBenchmark(base) : await runBenchmark(base);
-        if (result.resumed > 0)
-          process.stderr.write(
-            `warden: resumed ${result.resumed} finished case(s) from ${join(o.out ?? ".", "results.jsonl")}\n`,
-          );
-        process.stdout.write(
-          o.json
-            ? `${JSON.stringify(result.summary)}\n`
-            : `${formatSummary(result.summary)}\n${o.out ? `report: ${join(o.out, "report.md")}\n` : ""}`,
-        );
-        if (result.interrupted) process.exitCode = 130;
-      } finally {
-        process.removeListener("SIGINT", onSigint);
-        await model?.close?.();
-      }
-    });
+    .action((dataset: string | undefined, raw: Record<string, unknown>) =>
+      namingPathOptions({
+        paths: { "--out": raw.out as string | undefined, "--data": raw.data as string | undefined },
+        run: () => runBenchCommand({ dataset, raw }),
+      }),
+    );
 
   bench
     .command("compare")
@@ -188,4 +119,84 @@ export function registerBenchCommand(options: { program: Command }): void {
         raw.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${formatComparison(comparison)}\n`,
       );
     });
+}
+
+async function runBenchCommand(options: {
+  dataset: string | undefined;
+  raw: Record<string, unknown>;
+}): Promise<void> {
+  const { dataset, raw } = options;
+  const name = parseWith({
+    schema: z.enum(DATASETS, { error: `dataset must be one of: ${DATASETS.join(", ")}` }),
+    value: dataset,
+    what: "dataset",
+    path: "dataset",
+  });
+  const o = parseWith({ schema: BenchOptionsSchema, value: raw, what: "bench options" });
+  const model = modelFromOptions(o);
+  const controller = new AbortController();
+  const onSigint = () => {
+    process.stderr.write("\nwarden: interrupted — finishing the checks in flight and saving results\n");
+    controller.abort();
+  };
+  process.once("SIGINT", onSigint);
+  try {
+    const base = {
+      dataset: name,
+      engine: o.engine,
+      ...(o.data ? { data: o.data } : {}),
+      ...(model ? { model } : {}),
+      ...(o.policy ? { policy: o.policy } : {}),
+      ...(o.shots !== undefined ? { shots: o.shots } : {}),
+      ...(o.retrieval ? { retrieval: o.retrieval } : {}),
+      toolbox: o.toolbox,
+      memory: o.memory,
+      learn: o.learn,
+      ...(o.limit !== undefined ? { limit: o.limit } : {}),
+      concurrency: o.concurrency,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(o.out ? { out: o.out } : {}),
+      fresh: o.fresh,
+      progress: o.progress,
+      signal: controller.signal,
+      ...(o.note ? { note: o.note } : {}),
+    };
+    if (o.ablation) {
+      if (!o.out) throw new WardenError({ code: "INVALID_INPUT", message: "--ablation needs --out <dir>" });
+      const { variants, chart } = await runAblation({
+        base: { ...base, out: o.out },
+        ablation: o.ablation,
+        ...(o.shotsList ? { shotsList: o.shotsList } : {}),
+        onVariant: (v) => process.stderr.write(`warden: ablation variant ${v}\n`),
+      });
+      if (o.json)
+        process.stdout.write(
+          `${JSON.stringify(
+            variants.map((v) => ({ variant: v.name, ...v.result.summary })),
+            null,
+            2,
+          )}\n`,
+        );
+      else
+        process.stdout.write(
+          `${variants.map((v) => `[${v.name}] ${formatSummary(v.result.summary)}`).join("\n\n")}\n\nchart: ${o.out}/${chart}\n`,
+        );
+      return;
+    }
+    const result =
+      name === "st-webagentbench" ? await runTrajectoryBenchmark(base) : await runBenchmark(base);
+    if (result.resumed > 0)
+      process.stderr.write(
+        `warden: resumed ${result.resumed} finished case(s) from ${join(o.out ?? ".", "results.jsonl")}\n`,
+      );
+    process.stdout.write(
+      o.json
+        ? `${JSON.stringify(result.summary)}\n`
+        : `${formatSummary(result.summary)}\n${o.out ? `report: ${join(o.out, "report.md")}\n` : ""}`,
+    );
+    if (result.interrupted) process.exitCode = 130;
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+    await model?.close?.();
+  }
 }
