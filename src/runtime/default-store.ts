@@ -36,7 +36,7 @@ export async function openStore(options: { path?: string }): Promise<Store> {
   const fail = (why: string, cause: unknown) =>
     new WardenError({
       code: "STORE_ERROR",
-      message: `memory store ${path} (${from}): ${why}`,
+      message: `store ${path} (${from}): ${why}`,
       details: { fields: [from === "--store" ? "--store" : "WARDEN_STORE"], path },
       cause,
     });
