@@ -6,6 +6,7 @@
  * abandoned and reported as unanswered. Nothing leaves 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -21,6 +22,10 @@ export interface CliRun {
   timedOut: boolean;
   /** `killWhen` matched the output and the process was stopped on purpose. */
   stoppedOnMatch: boolean;
+  /** The process grew past `maxRssMb` and was killed. */
+  memoryExceeded: boolean;
+  /** Largest resident size seen, in MB (Linux only; 0 elsewhere). */
+  peakRssMb: number;
 }
 
 export interface CliOptions {
@@ -29,6 +34,10 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** Text for stdin; stdin is closed afterwards (closed at once when absent). */
   stdin?: string;
+  /** A file opened as stdin instead (e.g. /dev/zero). */
+  stdinPath?: string;
+  /** Kill the process when its resident size passes this many MB (checked every 100 ms on Linux). */
+  maxRssMb?: number;
   /** Stop the process as soon as stdout or stderr matches (e.g. a server that started listening). */
   killWhen?: RegExp;
   /** Most characters kept of each stream; the rest is dropped (bounds memory on runaway output). */
@@ -39,41 +48,68 @@ export interface CliOptions {
 export function runWarden(args: string[], options: CliOptions = {}): Promise<CliRun> {
   const maxChars = options.maxOutputChars ?? 200_000;
   return new Promise((done) => {
+    const stdinFd = options.stdinPath !== undefined ? openSync(options.stdinPath, "r") : undefined;
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, NO_COLOR: "1", WARDEN_STORE: ":memory:", ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [stdinFd ?? "pipe", "pipe", "pipe"],
     });
+    if (stdinFd !== undefined) closeSync(stdinFd);
     let stdout = "";
     let stderr = "";
     let timedOut = false;
     let stoppedOnMatch = false;
+    let memoryExceeded = false;
+    let peakRssMb = 0;
     const check = () => {
       if (options.killWhen && !stoppedOnMatch && options.killWhen.test(stdout + stderr)) {
         stoppedOnMatch = true;
         child.kill("SIGKILL");
       }
     };
-    child.stdout.on("data", (d) => {
+    child.stdout?.on("data", (d) => {
       if (stdout.length < maxChars) stdout += d;
       check();
     });
-    child.stderr.on("data", (d) => {
+    child.stderr?.on("data", (d) => {
       if (stderr.length < maxChars) stderr += d;
       check();
     });
-    child.stdin.on("error", () => {});
-    if (options.stdin !== undefined) child.stdin.end(options.stdin);
-    else child.stdin.end();
+    if (child.stdin) {
+      child.stdin.on("error", () => {});
+      if (options.stdin !== undefined) child.stdin.end(options.stdin);
+      else child.stdin.end();
+    }
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
     }, options.timeoutMs ?? 60_000);
+    const watch = setInterval(() => {
+      const mb = rssMb(child.pid);
+      peakRssMb = Math.max(peakRssMb, mb);
+      if (options.maxRssMb !== undefined && mb > options.maxRssMb && !memoryExceeded) {
+        memoryExceeded = true;
+        child.kill("SIGKILL");
+      }
+    }, 100);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      done({ code, signal, stdout, stderr, timedOut, stoppedOnMatch });
+      clearInterval(watch);
+      done({ code, signal, stdout, stderr, timedOut, stoppedOnMatch, memoryExceeded, peakRssMb });
     });
   });
+}
+
+/** Resident size of a process in MB from /proc (0 where /proc is not there). */
+function rssMb(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    return kb ? Number(kb) / 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 export interface WardenServer {
