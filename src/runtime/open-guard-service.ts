@@ -78,6 +78,9 @@ export async function openGuardService(
   let service: GuardService | undefined;
   try {
     store = usesMemory ? await openStore({ ...(o.store ? { path: o.store } : {}) }) : undefined;
+    // A store the user named but no engine will use (no model) is still opened once, so a path that
+    // cannot hold it is an error at start rather than a surprise when a model is added.
+    if (!store && o.store) await (await openStore({ path: o.store })).close();
     const memory = store
       ? createMemoryBank({
           store,

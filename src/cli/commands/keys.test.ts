@@ -186,6 +186,6 @@ describe("warden keys (in process)", () => {
     expect(r.stderr).not.toContain("    at ");
     const underAFile = await wardenHere(["keys", "list", "--store", join(notADatabase, "w.db")]);
     expect(underAFile.code).toBe(2);
-    expect(underAFile.stderr).toMatch(/^warden: STORE_ERROR: cannot open the key store /);
+    expect(underAFile.stderr).toMatch(/^warden: STORE_ERROR: store \S*not-a-db\.db\S* \(--store\): /);
   }, 60_000);
 });
