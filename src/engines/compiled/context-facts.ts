@@ -140,12 +140,21 @@ export function resolveToolCalls(options: {
   const claimed = context.toolCalls ?? context.toolCall;
   const trusted = trustsContextFacts(options);
   const extracted = extractToolCalls({ value: trusted ? (claimed ?? subject.output) : subject.output });
-  let calls = extracted.calls;
+  const steps = subject.trajectory ?? [];
+  const last = steps[steps.length - 1];
+  const lastCall: ToolCall | undefined = last && { name: last.action, args: last.args, format: "plain" };
+  // What the agent shows it is doing: the output's calls, else the trajectory's last step.
+  const observed = extracted.calls.length > 0 ? extracted.calls : lastCall ? [lastCall] : [];
+  // The last step is judged beside the output's calls, not hidden by them: a replay then judges every
+  // step, and a harmless call in the output cannot cover the step it follows.
+  const calls =
+    lastCall && !observed.some((c) => sameToolCalls({ a: [c], b: [lastCall] }))
+      ? [...observed, lastCall]
+      : observed;
   let problem: string | undefined;
-  if (extracted.calls.length === 0 && subject.trajectory?.length) {
-    const last = subject.trajectory[subject.trajectory.length - 1]!;
-    calls = [{ name: last.action, args: last.args, format: "plain" }];
-  } else if (extracted.confidence === "low" || extracted.calls.length === 0) {
+  // A reading cut short (a bound, text that may hide more calls) is undetermined even when a trajectory
+  // step could stand in for it: the hidden call may be the one that breaks a rule.
+  if (extracted.confidence === "low" || calls.length === 0) {
     problem = extracted.reason ?? "none found in the agent output";
   }
   if (trusted || claimed === undefined) return { calls, ...(problem ? { problem } : {}) };
@@ -158,7 +167,7 @@ export function resolveToolCalls(options: {
   }
   if (problem) return { calls, problem };
   const stated = extractToolCalls({ value: claimed });
-  if (!sameToolCalls({ a: stated.calls, b: calls })) {
+  if (!sameToolCalls({ a: stated.calls, b: observed })) {
     return {
       calls,
       problem: `the context's ${which} disagrees with the tool call in the agent output (${NOT_TRUSTED}, so they are compared, not taken)`,
