@@ -55,17 +55,33 @@ const MAX_TREE_DEPTH = 1_000;
 /** Recursive descents in progress, across parsers (an f-string's fields are parsed by a nested parser). */
 let nesting = 0;
 
-/** Whether the tree under `root` is deeper than `limit` (an explicit stack: the walk cannot overflow). */
+/**
+ * Whether the tree under `root` is deeper than `limit`: an explicit stack (the walk cannot overflow) of
+ * nodes and their depths side by side, so a check allocates two arrays rather than a tuple per node. The
+ * parser builds a tree (no node has two parents), so nothing is visited twice.
+ */
 function treeDeeperThan(root: object, limit: number): boolean {
-  const stack: [unknown, number][] = [[root, 0]];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== "object" || node === null || seen.has(node)) continue;
-    seen.add(node);
+  const nodes: object[] = [root];
+  const depths: number[] = [0];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
     if (depth > limit) return true;
-    for (const child of Object.values(node)) {
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        if (typeof child === "object" && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    for (const key in node) {
+      const child = (node as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
   return false;
