@@ -126,8 +126,12 @@ export function assignStep(options: {
   };
   const reused: Record<string, { value: boolean; by: AnswerSource }> = {};
   for (const [name, value] of Object.entries(options.reused ?? {})) reused[name] = { value, by: "model" };
+  const values = withAnswers({ values: deterministic, answers: reused });
   return {
-    ...withAnswers({ values: deterministic, answers: reused }),
+    values: values.values,
+    open: values.open,
+    answers: values.answers,
+    answeredBy: values.answeredBy,
     facts,
     historyMatches: historyMatches({ state, facts }),
     operations,

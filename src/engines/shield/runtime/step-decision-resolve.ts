@@ -90,18 +90,20 @@ export function neededQuestions(options: {
 }
 
 /** One Binary-Check call with `questions`; its answers applied to `resolution`. */
-export async function askQuestions(
-  options: AskContext & { resolution: Resolution; questions: readonly BinaryQuestion[] },
-): Promise<Resolution> {
-  const { model, resolution, questions } = options;
-  if (!model || questions.length === 0) return resolution;
+export async function askQuestions(options: {
+  ask: AskContext;
+  resolution: Resolution;
+  questions: readonly BinaryQuestion[];
+}): Promise<Resolution> {
+  const { ask, resolution, questions } = options;
+  if (!ask.model || questions.length === 0) return resolution;
   const r = await binaryCheck({
-    model,
+    model: ask.model,
     questions,
-    input: options.input,
-    steps: options.steps,
-    index: options.index,
-    ...(options.signal ? { signal: options.signal } : {}),
+    input: ask.input,
+    steps: ask.steps,
+    index: ask.index,
+    ...(ask.signal ? { signal: ask.signal } : {}),
   });
   const answers: Record<string, { value: boolean; by: AnswerSource }> = {};
   for (const [name, value] of Object.entries(r.answers)) answers[name] = { value, by: "model" };
@@ -122,20 +124,22 @@ export async function askQuestions(
 }
 
 /** Each question's memory key: the exact prompt, the policy's name and version, and the model. */
-function questionKeys(
-  options: AskContext & { questions: readonly BinaryQuestion[]; policy: Policy; store: Store | undefined },
-): Record<string, string> {
+function questionKeys(options: {
+  ask: AskContext;
+  questions: readonly BinaryQuestion[];
+  policy: Policy;
+}): Record<string, string> {
+  const { ask } = options;
   const keys: Record<string, string> = {};
-  // Only memory reads them, so they are computed only when there is a store.
-  if (!options.model || !options.store) return keys;
+  if (!ask.model) return keys;
   for (const q of options.questions)
     keys[q.predicate] = binaryQuestionKey({
       question: q,
-      input: options.input,
-      steps: options.steps,
-      index: options.index,
+      input: ask.input,
+      steps: ask.steps,
+      index: ask.index,
       policy: policyRef(options.policy),
-      model: options.model.id,
+      model: ask.model.id,
     });
   return keys;
 }
@@ -183,21 +187,21 @@ async function consultMemory(options: {
 }
 
 /** Resolves the open predicates the step needs (see the module comment); held-back ones stay open. */
-export async function resolveOpenPredicates(
-  options: AskContext & {
-    store: Store | undefined;
-    memoryK: number;
-    policy: Policy;
-    /** The predicates and rules in scope. */
-    predicates: readonly Predicate[];
-    rules: readonly ShieldRule[];
-    selection: { relevant: ReadonlySet<string>; circuitActions: readonly string[] };
-    values: StepValues;
-    /** The step's retrieval text (stepQuery). */
-    query: string;
-  },
-): Promise<Resolution> {
-  const { model, store, selection } = options;
+export async function resolveOpenPredicates(options: {
+  ask: AskContext;
+  store: Store | undefined;
+  memoryK: number;
+  policy: Policy;
+  /** The predicates and rules in scope. */
+  predicates: readonly Predicate[];
+  rules: readonly ShieldRule[];
+  selection: { relevant: ReadonlySet<string>; circuitActions: readonly string[] };
+  values: StepValues;
+  /** The step's retrieval text (stepQuery). */
+  query: string;
+}): Promise<Resolution> {
+  const { ask, store, selection } = options;
+  const { model } = ask;
   const questions = neededQuestions({
     predicates: options.predicates,
     rules: options.rules,
@@ -207,7 +211,8 @@ export async function resolveOpenPredicates(
   let resolution: Resolution = {
     values: options.values,
     questions,
-    keys: questionKeys({ ...options, questions }),
+    // Only memory reads the keys, so they are computed only when there is a store.
+    keys: store && questions.length > 0 ? questionKeys({ ask, questions, policy: options.policy }) : {},
     skipped: [],
     failed: [],
     asked: 0,
@@ -236,16 +241,19 @@ export async function resolveOpenPredicates(
   const toAsk = questions.filter(
     (q) => !(q.predicate in resolution.values.answers) && !held.has(q.predicate),
   );
-  return askQuestions({ ...options, resolution, questions: toAsk });
+  return askQuestions({ ask, resolution, questions: toAsk });
 }
 
 /**
  * Settles the questions memory held back: asked after all when `needed` (the verifier found the
  * verdict depends on them), else noted as skipped.
  */
-export async function resolveSkipped(
-  options: AskContext & { resolution: Resolution; needed: boolean; relevant: ReadonlySet<string> },
-): Promise<Resolution> {
+export async function resolveSkipped(options: {
+  ask: AskContext;
+  resolution: Resolution;
+  needed: boolean;
+  relevant: ReadonlySet<string>;
+}): Promise<Resolution> {
   const { resolution } = options;
   const names = resolution.skipped.map((q) => q.predicate);
   if (names.length === 0) return resolution;
@@ -261,7 +269,7 @@ export async function resolveSkipped(
     askedAfterAll: names.filter((n) => options.relevant.has(n)),
   };
   return askQuestions({
-    ...options,
+    ask: options.ask,
     resolution: { ...resolution, skipped: [], ...(memory ? { memory } : {}) },
     questions: resolution.skipped,
   });

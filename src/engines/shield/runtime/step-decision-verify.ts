@@ -175,6 +175,7 @@ export function settleUnanswered(options: {
   verdict: StepVerdict;
 }): Settled {
   const { verification, values, verdict } = options;
+  if (options.failed.length === 0) return { decidable: true, verdict };
   const open = new Set(values.open);
   const unanswered = options.failed.filter((f) => verification.relevant.has(f) && open.has(f));
   if (unanswered.length === 0) return { decidable: true, verdict };

@@ -29,11 +29,12 @@ import { type MlnProblem, type MlnRule, type MlnSide, prepareMln, solveMln } fro
 import type { ShieldRule } from "./compiled-shield-policy.js";
 import { SHIELD_ENGINE_NAME } from "./shield-engine-name.js";
 import { explainDenial, verdictOf, violationsFrom } from "./shield-violations.js";
-import { assignStep, reusablePendingAnswers } from "./step-decision-assign.js";
-import { selectCircuits } from "./step-decision-circuits.js";
-import { explainStep } from "./step-decision-explain.js";
+import { assignStep, reusablePendingAnswers, type StepAssignment } from "./step-decision-assign.js";
+import { type CircuitSelection, selectCircuits } from "./step-decision-circuits.js";
+import { explainStep, type StepExplanation } from "./step-decision-explain.js";
 import {
   type AskContext,
+  type Resolution,
   rememberWorkflow,
   resolveOpenPredicates,
   resolveSkipped,
@@ -42,6 +43,8 @@ import {
 import {
   prepareVerification,
   type ShieldSampling,
+  type StepVerdict,
+  type StepVerification,
   settleUnanswered,
   usefulAnswers,
   verdictIsRobust,
@@ -110,16 +113,10 @@ export async function decideStep(options: {
     facts,
     historyMatches: assigned.historyMatches,
   });
-  const asking: AskContext = {
-    model: runtime.model,
-    input: state.input,
-    steps,
-    index,
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
+  const ask: AskContext = { model: runtime.model, input: state.input, steps, index, signal: options.signal };
   const query = stepQuery({ facts });
-  let resolved = await resolveOpenPredicates({
-    ...asking,
+  const resolution = await resolveOpenPredicates({
+    ask,
     store: runtime.store,
     memoryK: runtime.memoryK,
     policy,
@@ -130,23 +127,12 @@ export async function decideStep(options: {
     query,
   });
   const verification = prepareVerification({ state, selection, index, sampling: runtime.sampling, epsilon });
-  let verdict = verifyStep({ verification, values: resolved.values });
-  if (resolved.skipped.length > 0) {
-    // Memory held these questions back as useless; ask them after all if the verdict depends on them.
-    const r = verdictIsRobust({
-      verification,
-      values: resolved.values,
-      names: resolved.skipped.map((q) => q.predicate),
-    });
-    const needed = !r.robust || (r.verdict !== undefined && r.verdict !== verdict.result.allowed);
-    resolved = await resolveSkipped({
-      ...asking,
-      resolution: resolved,
-      needed,
-      relevant: selection.relevant,
-    });
-    if (needed) verdict = verifyStep({ verification, values: resolved.values });
-  }
+  const { resolved, verdict } = await confirmSkipped({
+    ask,
+    verification,
+    resolved: resolution,
+    verdict: verifyStep({ verification, values: resolution.values }),
+  });
   const { values } = resolved;
   const notes = [...assigned.notes, ...resolved.notes];
 
@@ -164,7 +150,22 @@ export async function decideStep(options: {
   if (options.capture && selection.rules.length > 0)
     options.capture({ problem: verdict.problem, rules: selection.rules, epsilon });
 
-  const explanation = {
+  // A step no rule applies to is allowed as it is: nothing to settle, nothing worth remembering.
+  const outcome =
+    selection.rules.length === 0
+      ? { result: verdict.result, notes, memory: resolved.memory, undecidable: undefined }
+      : await settleStep({
+          runtime,
+          state,
+          verification,
+          selection,
+          resolved,
+          verdict,
+          notes,
+          query,
+          operations,
+        });
+  return explainStep({
     policy: policyRef(policy),
     step,
     index,
@@ -172,51 +173,84 @@ export async function decideStep(options: {
     selection,
     values,
     operations,
+    notes: outcome.notes,
     cost: { ...resolved.cost },
+    result: outcome.result,
     epsilon,
-    ...(resolved.memory ? { memory: resolved.memory } : {}),
-  };
-  if (selection.rules.length === 0) return explainStep({ ...explanation, notes, result: verdict.result });
+    memory: outcome.memory,
+    undecidable: outcome.undecidable,
+  });
+}
+
+/**
+ * The questions memory held back as useless are asked after all when the verdict depends on them
+ * (it differs between their completions, or from the marginalised one); the step is then re-verified.
+ */
+async function confirmSkipped(options: {
+  ask: AskContext;
+  verification: StepVerification;
+  resolved: Resolution;
+  verdict: StepVerdict;
+}): Promise<{ resolved: Resolution; verdict: StepVerdict }> {
+  const { ask, verification, resolved, verdict } = options;
+  if (resolved.skipped.length === 0) return { resolved, verdict };
+  const names = resolved.skipped.map((q) => q.predicate);
+  const r = verdictIsRobust({ verification, values: resolved.values, names });
+  const needed = !r.robust || (r.verdict !== undefined && r.verdict !== verdict.result.allowed);
+  const after = await resolveSkipped({ ask, resolution: resolved, needed, relevant: verification.relevant });
+  return { resolved: after, verdict: needed ? verifyStep({ verification, values: after.values }) : verdict };
+}
+
+/**
+ * The final result of a step some rules apply to: undecidable when it depends on answers the model
+ * failed to give; otherwise settled, and — for an allowed step whose values needed the model — its
+ * workflow stored in long-term memory.
+ */
+async function settleStep(options: {
+  runtime: ShieldRuntime;
+  state: TrajectoryState;
+  verification: StepVerification;
+  selection: CircuitSelection;
+  resolved: Resolution;
+  verdict: StepVerdict;
+  notes: readonly string[];
+  query: string;
+  operations: StepAssignment["operations"];
+}): Promise<Pick<StepExplanation, "result" | "notes" | "memory" | "undecidable">> {
+  const { runtime, verification, selection, resolved, verdict, notes } = options;
+  const { values } = resolved;
   const settled = settleUnanswered({ verification, values, failed: resolved.failed, verdict });
   if (!settled.decidable) {
-    return explainStep({
-      ...explanation,
-      notes,
+    const { failure } = resolved;
+    return {
       result: verdict.result,
-      undecidable: {
-        unanswered: settled.unanswered,
-        ...(resolved.failure ? { failure: resolved.failure } : {}),
-        failMode: runtime.failMode,
-      },
-    });
+      notes,
+      memory: resolved.memory,
+      undecidable: { unanswered: settled.unanswered, failure, failMode: runtime.failMode },
+    };
   }
   const result = settled.verdict.result;
-  let memory = resolved.memory;
-  // Long-term memory: keep the workflow of an allowed step whose assignment needed the model.
-  if (runtime.store && memory && result.allowed && resolved.asked > 0 && resolved.failed.length === 0) {
-    const useful = usefulAnswers({ verification, values, allowed: result.allowed });
-    memory = await rememberWorkflow({
-      store: runtime.store,
-      policy: policy.name,
-      actions: selection.circuitActions,
-      query,
-      plan: workflowPlan({
-        rules: selection.rules,
-        relevant: selection.relevant,
-        operations,
-        predicates: compiled.predicates,
-        resolution: resolved,
-        useful,
-      }),
-      memory,
-    });
-  }
-  return explainStep({
-    ...explanation,
-    ...(memory ? { memory } : {}),
-    notes: settled.note ? [...notes, settled.note] : notes,
-    result,
+  const settledNotes = settled.note ? [...notes, settled.note] : notes;
+  const { store } = runtime;
+  const memory = resolved.memory;
+  if (!store || !memory || !result.allowed || resolved.asked === 0 || resolved.failed.length > 0)
+    return { result, notes: settledNotes, memory, undecidable: undefined };
+  const plan = workflowPlan({
+    rules: selection.rules,
+    relevant: selection.relevant,
+    operations: options.operations,
+    predicates: options.state.compiled.predicates,
+    resolution: resolved,
+    useful: usefulAnswers({ verification, values, allowed: result.allowed }),
   });
+  const policy = options.state.compiled.policy.name;
+  const actions = selection.circuitActions;
+  return {
+    result,
+    notes: settledNotes,
+    memory: await rememberWorkflow({ store, policy, actions, query: options.query, plan, memory }),
+    undecidable: undefined,
+  };
 }
 
 /**
