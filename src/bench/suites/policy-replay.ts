@@ -10,10 +10,10 @@
 
 import { WardenError } from "../../core/errors.js";
 import type { Policy, TemporalRule } from "../../core/policy.js";
+import type { TrajectoryRecord } from "../../core/trajectory-record.js";
 import { createPredicateAssigner } from "../../engines/shield/assign/assign-predicates.js";
 import { createDetectorRegistry, type DetectorRegistry } from "../../engines/shield/detectors/registry.js";
 import { atoms, createMonitor, evaluate, type LtlAst, parseLtl } from "../../engines/shield/ltl/index.js";
-import type { TrajectoryRecord } from "../datasets/trajectories.js";
 import { type TrajectoryMetrics, trajectoryMetrics } from "../metrics.js";
 
 interface IndexedRule {

@@ -5,10 +5,10 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { formatTrajectoriesJsonl } from "../../core/trajectory-record.js";
 import { importStWebAgentBench, type StImportReport } from "../../engines/shield/import/st-webagentbench.js";
 import type { StVersion } from "../../engines/shield/import/st-webagentbench-schema.js";
 import { loadStWebAgentBench } from "../datasets/st-webagentbench.js";
-import { formatTrajectoriesJsonl } from "../datasets/trajectories.js";
 import { type ReplayReport, replaySuite } from "./policy-replay.js";
 import { buildStWebAgentBenchSuite, type StSuiteStats } from "./st-webagentbench-trajectories.js";
 

@@ -3,13 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { formatTrajectoriesJsonl, parseTrajectoriesJsonl } from "../../core/trajectory-record.js";
 import { importStWebAgentBench } from "../../engines/shield/import/st-webagentbench.js";
 import { parseStTasks } from "../../engines/shield/import/st-webagentbench-schema.js";
-import {
-  formatTrajectoriesJsonl,
-  parseTrajectoriesJsonl,
-  readTrajectoriesJsonl,
-} from "../datasets/trajectories.js";
+import { readTrajectoriesJsonl } from "../datasets/trajectories.js";
 import { createRuleIndex, replaySuite, replayTrajectory } from "./policy-replay.js";
 import { runStWebAgentBenchSuite } from "./st-webagentbench-run.js";
 import { buildStWebAgentBenchSuite, ST_SUITE_NAME } from "./st-webagentbench-trajectories.js";

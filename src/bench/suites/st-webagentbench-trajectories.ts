@@ -16,11 +16,11 @@
  */
 
 import type { Step } from "../../core/subject.js";
+import type { TrajectoryHeader, TrajectoryRecord } from "../../core/trajectory-record.js";
 import { stRuleId } from "../../engines/shield/import/st-webagentbench.js";
 import { invertedReading } from "../../engines/shield/import/st-webagentbench-inverted.js";
 import type { StPolicy, StTask, StVersion } from "../../engines/shield/import/st-webagentbench-schema.js";
 import { createRandom, hashSeed as hashSeedText } from "../../util/seeded-random.js";
-import type { TrajectoryHeader, TrajectoryRecord } from "../datasets/trajectories.js";
 import {
   judgeTrajectory,
   ORACLE_ERROR_WORDS,

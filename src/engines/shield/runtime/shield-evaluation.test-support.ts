@@ -2,9 +2,10 @@
  * Scores the shield engine on labelled trajectories (ShieldAgent's ACC / FPR / ARR) and lists every
  * disagreement with the labels — verdict, rules, and the step at which a step rule's violation shows.
  */
-import type { TrajectoryRecord } from "../../../bench/datasets/trajectories.js";
+
 import { type TrajectoryMetrics, trajectoryMetrics } from "../../../bench/metrics.js";
 import type { Policy } from "../../../core/policy.js";
+import type { TrajectoryRecord } from "../../../core/trajectory-record.js";
 import { runShieldOnTrajectory } from "./run-shield-on-trajectory.js";
 import type { ShieldEngine } from "./shield-engine.js";
 
