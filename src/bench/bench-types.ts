@@ -84,6 +84,8 @@ export interface BenchmarkOptions {
   dataset: DatasetName;
   /** Dataset location (file or directory); mind2web-sc falls back to our fixture. */
   data?: string;
+  /** st-webagentbench: the labelled-trajectory JSONL file to replay. */
+  trajectories?: string;
   engine: EngineName;
   model?: ModelClient;
   /** For the qa format: the policy its records are judged against. */

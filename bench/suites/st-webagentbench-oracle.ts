@@ -7,7 +7,7 @@
  * it: a disagreement is a bug on one side. It implements the semantics the importer documents
  * (src/engines/shield/import/st-webagentbench-compile.ts), which follow the benchmark's evaluators.
  */
-import type { StPolicy, StTask, StVersion } from "../../engines/shield/import/st-webagentbench-schema.js";
+import type { StPolicy, StTask, StVersion } from "../../src/engines/shield/import/st-webagentbench-schema.js";
 
 /** What the generator knows about one step. */
 export interface TruthStep {

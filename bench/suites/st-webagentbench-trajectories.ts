@@ -15,12 +15,12 @@
  * violated as a side effect, are recorded in the trajectory's note and labels.
  */
 
-import type { Step } from "../../core/subject.js";
-import type { TrajectoryHeader, TrajectoryRecord } from "../../core/trajectory-record.js";
-import { stRuleId } from "../../engines/shield/import/st-webagentbench.js";
-import { invertedReading } from "../../engines/shield/import/st-webagentbench-inverted.js";
-import type { StPolicy, StTask, StVersion } from "../../engines/shield/import/st-webagentbench-schema.js";
-import { createRandom, hashSeed as hashSeedText } from "../../util/seeded-random.js";
+import type { Step } from "../../src/core/subject.js";
+import type { TrajectoryHeader, TrajectoryRecord } from "../../src/core/trajectory-record.js";
+import { stRuleId } from "../../src/engines/shield/import/st-webagentbench.js";
+import { invertedReading } from "../../src/engines/shield/import/st-webagentbench-inverted.js";
+import type { StPolicy, StTask, StVersion } from "../../src/engines/shield/import/st-webagentbench-schema.js";
+import { createRandom, hashSeed as hashSeedText } from "../../src/util/seeded-random.js";
 import {
   judgeTrajectory,
   ORACLE_ERROR_WORDS,
