@@ -105,6 +105,15 @@ describe("architecture", () => {
     expect(offences, `lower layers importing upper ones:\n${offences.join("\n")}`).toEqual([]);
   });
 
+  it("published modules never import the checkout's bench/ or test/ (generators and fixtures stay out)", () => {
+    const offences: string[] = [];
+    for (const [from, edges] of graph) {
+      for (const to of edges)
+        if (!to.split("\\").join("/").startsWith("src/")) offences.push(`${from} -> ${to}`);
+    }
+    expect(offences, `src/ importing outside src/:\n${offences.join("\n")}`).toEqual([]);
+  });
+
   it("has no import cycles", () => {
     const cycles = findCycles(graph).map((c) => c.join(" -> "));
     expect(cycles, `import cycles:\n${cycles.join("\n")}`).toEqual([]);
