@@ -1,7 +1,8 @@
 /**
  * The layering rules, checked on the import graph of the published source (src/, tests left out): lower
- * layers (engines and everything they stand on) never import the faces or the benchmark harness, and no
- * module imports itself through a cycle. The graph comes from TypeScript's own pre-processor, so the
+ * layers (engines and everything they stand on) never import the faces or the benchmark harness, nothing
+ * published imports the checkout's bench/ or test/ (generators and fixtures stay out of the package), and
+ * no module imports itself through a cycle. The graph comes from TypeScript's own pre-processor, so the
  * rules see exactly the specifiers the compiler sees, without type-checking anything.
  */
 import { readdirSync, readFileSync } from "node:fs";
