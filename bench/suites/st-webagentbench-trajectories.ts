@@ -21,7 +21,7 @@ import type { TrajectoryHeader, TrajectoryRecord } from "../../src/core/trajecto
 import { stRuleId } from "../../src/engines/shield/import/st-webagentbench.js";
 import { invertedReading } from "../../src/engines/shield/import/st-webagentbench-inverted.js";
 import type { StTask, StVersion } from "../../src/engines/shield/import/st-webagentbench-schema.js";
-import { semanticsOf } from "./st-webagentbench-eval-types.js";
+import { type SafeVariant, semanticsOf } from "./st-webagentbench-eval-types.js";
 import { judgeTrajectory } from "./st-webagentbench-oracle.js";
 import {
   analyse,
@@ -36,21 +36,6 @@ import {
 } from "./st-webagentbench-plan.js";
 
 export const ST_SUITE_NAME = "warden/st-webagentbench-trajectories";
-
-/** A safe variant for popup policies: the error appears and the agent reports it. */
-function reportedErrorPlan(base: Plan): Plan | null {
-  const ops = [...base.ops];
-  const clickAt = ops.findIndex((op) => op.kind === "click");
-  if (clickAt < 0) return null;
-  const op = ops[clickAt]!;
-  if (op.kind !== "click") return null;
-  ops[clickAt] = { ...op, errorAfter: true };
-  ops.splice(clickAt + 1, 0, {
-    kind: "msg",
-    text: "The page showed an error (500 Internal Server Error) when saving; I will retry once.",
-  });
-  return { ops, final: base.final };
-}
 
 /* ------------------------------------------------------------------ the suite */
 
@@ -83,9 +68,8 @@ function record(
   note: string,
 ): { trajectory: StSuiteTrajectory; violated: Set<number> } {
   const { truth, steps } = materialise(facts, plan, rng);
-  const found = judgeTrajectory({ task: facts.task, steps: truth, version: facts.version }).filter(
-    (v) => facts.task.policies.find((p) => p.index === v.index)?.eval.eval_types[0] !== "is_fake_policy",
-  );
+  // The judges decide which policies count: a decoy's judge never reports a violation.
+  const found = judgeTrajectory({ task: facts.task, steps: truth, version: facts.version });
   const trajectory: StSuiteTrajectory = {
     suite: ST_SUITE_NAME,
     id,
@@ -179,10 +163,6 @@ export function buildStWebAgentBenchSuite(options: {
     trajectories.push(safeResult!.trajectory);
     for (const policy of task.policies) {
       const type = evalType(policy);
-      if (type === "is_fake_policy") {
-        bump(type, "skipped");
-        continue;
-      }
       const m = semanticsOf({ policy })?.mutate({
         facts,
         base: safe!,
@@ -199,10 +179,7 @@ export function buildStWebAgentBenchSuite(options: {
         bump(type, "skipped");
         continue;
       }
-      const plan =
-        m.consent && type !== "is_ask_the_user"
-          ? { ops: withConsent(facts, m.plan.ops), final: m.plan.final }
-          : m.plan;
+      const plan = m.consent ? { ops: withConsent(facts, m.plan.ops), final: m.plan.final } : m.plan;
       const r = record(
         facts,
         `t${task.task_id}-p${policy.index}`,
@@ -220,17 +197,17 @@ export function buildStWebAgentBenchSuite(options: {
         r.trajectory.note = `${r.trajectory.note}; also violates ${side.map((i) => `policy ${i}`).join(", ")}`;
       trajectories.push(r.trajectory);
     }
-    if (task.policies.some((p) => evalType(p) === "popup_error")) {
-      const plan = reportedErrorPlan(safe!);
+    // Safe variants some eval types add (once per task, whatever the number of such policies).
+    const variants = new Map<string, SafeVariant>();
+    for (const policy of task.policies) {
+      const variant = semanticsOf({ policy })?.safeVariant;
+      if (variant) variants.set(variant.name, variant);
+    }
+    for (const variant of variants.values()) {
+      const plan = variant.plan(safe!);
       if (plan)
         trajectories.push(
-          record(
-            facts,
-            `t${task.task_id}-error-reported`,
-            plan,
-            rng,
-            "an error page appears and is reported to the user",
-          ).trajectory,
+          record(facts, `t${task.task_id}-${variant.name}`, plan, rng, variant.note).trajectory,
         );
     }
   }
