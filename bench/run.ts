@@ -13,6 +13,7 @@ import { runInfo } from "../src/bench/run-info.js";
 import { runTrajectoryBenchmark } from "../src/bench/run-trajectory-benchmark.js";
 import { packageRoot } from "../src/policies/package-root.js";
 import { headlineMarkdown } from "./headline.js";
+import { stWebAgentBenchSuite } from "./suites/st-webagentbench-run.js";
 
 const execFileAsync = promisify(execFile);
 const root = packageRoot();
@@ -80,6 +81,7 @@ if (existsSync(stwab)) {
         await runTrajectoryBenchmark({
           dataset: "st-webagentbench",
           data: stwab,
+          suite: await stWebAgentBenchSuite({ path: stwab }),
           engine: "shield",
           out: join(runsDir, "st-webagentbench-shield"),
           fresh: true,

@@ -14,7 +14,7 @@ import {
   generateSyntheticDemonstrations,
   perturbDemonstration,
   type SyntheticDemonstration,
-} from "../../src/memory/synthetic-demonstrations.js";
+} from "../../test/support/synthetic-demonstrations.js";
 
 export interface BenchRetrievalOptions {
   /** Demonstrations in memory (default 10,000). */

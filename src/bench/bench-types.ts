@@ -1,10 +1,13 @@
 /**
  * Shapes shared by every benchmark: a case to check, the row written to results.jsonl, and the summary
- * printed with --json.
+ * printed with --json; the options and result of a run (here, not beside the runner, so the report
+ * reads them without importing the runner that writes it).
  */
 import type { Cost } from "../core/decision.js";
 import type { Policy } from "../core/policy.js";
 import type { Subject } from "../core/subject.js";
+import type { ModelClient } from "../llm/model.js";
+import type { EngineName } from "../runtime/create-engine.js";
 
 export interface GuardTruth {
   label: 0 | 1;
@@ -72,4 +75,42 @@ export interface BenchSummary {
     msPerCheck: { p50: number; p95: number };
   };
   failures: { id: string; code: string; message: string }[];
+}
+
+export const DATASETS = ["eicu-ac", "mind2web-sc", "agentharm", "qa", "st-webagentbench"] as const;
+export type DatasetName = (typeof DATASETS)[number];
+
+export interface BenchmarkOptions {
+  dataset: DatasetName;
+  /** Dataset location (file or directory); mind2web-sc falls back to our fixture. */
+  data?: string;
+  /** st-webagentbench: the labelled-trajectory JSONL file to replay. */
+  trajectories?: string;
+  engine: EngineName;
+  model?: ModelClient;
+  /** For the qa format: the policy its records are judged against. */
+  policy?: string;
+  shots?: number;
+  retrieval?: "most" | "least";
+  toolbox?: boolean;
+  memory?: boolean;
+  learn?: "off" | "successful" | "correct-only";
+  limit?: number;
+  concurrency?: number;
+  seed?: number;
+  out?: string;
+  fresh?: boolean;
+  progress?: boolean;
+  signal?: AbortSignal;
+  /** A sentence printed on the report and charts (e.g. "scripted model: figures not meaningful"). */
+  note?: string;
+}
+
+export interface BenchmarkResult {
+  summary: BenchSummary;
+  rows: BenchRow[];
+  resumed: number;
+  interrupted: boolean;
+  loaded: LoadedBenchmark;
+  learning?: string;
 }

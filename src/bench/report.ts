@@ -6,9 +6,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { anchorsFor } from "./anchors.js";
-import type { BenchRow } from "./bench-types.js";
+import type { BenchmarkOptions, BenchmarkResult, BenchRow } from "./bench-types.js";
 import { guardMetricsByGroup } from "./metrics.js";
-import type { BenchmarkOptions, BenchmarkResult } from "./run-benchmark.js";
 import { runInfo } from "./run-info.js";
 import { barChart } from "./svg-chart.js";
 

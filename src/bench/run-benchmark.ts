@@ -8,13 +8,21 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Decision } from "../core/decision.js";
 import { toWardenError, WardenError } from "../core/errors.js";
-import type { ModelClient } from "../llm/model.js";
 import { createMemoryBank, type MemoryBank } from "../memory/memory-bank.js";
 import { loadPolicy } from "../policies/load-policy.js";
-import { createEngine, type EngineName } from "../runtime/create-engine.js";
+import { createEngine } from "../runtime/create-engine.js";
 import { openStore } from "../runtime/default-store.js";
 import { seedPolicyMemory } from "../runtime/policy-context.js";
-import type { BenchCase, BenchRow, BenchSummary, LoadedBenchmark } from "./bench-types.js";
+import {
+  type BenchCase,
+  type BenchmarkOptions,
+  type BenchmarkResult,
+  type BenchRow,
+  type BenchSummary,
+  DATASETS,
+  type DatasetName,
+  type LoadedBenchmark,
+} from "./bench-types.js";
 import { loadAgentHarmBenchmark } from "./benchmarks/agentharm.js";
 import { annotateEicuRow, loadEicuAcBenchmark } from "./benchmarks/eicu-ac.js";
 import { loadMind2WebScBenchmark } from "./benchmarks/mind2web-sc.js";
@@ -25,11 +33,10 @@ import { runCases } from "./runner.js";
 import { scoreGuard } from "./score.js";
 import { createWordMeter } from "./word-meter.js";
 
+export { type BenchmarkOptions, type BenchmarkResult, DATASETS, type DatasetName };
+
 /** What a benchmark's own cases are trusted with. */
 const BENCHMARK_TRUST = { contextFacts: true } as const;
-
-export const DATASETS = ["eicu-ac", "mind2web-sc", "agentharm", "qa", "st-webagentbench"] as const;
-export type DatasetName = (typeof DATASETS)[number];
 
 /** The paper's number of demonstrations per benchmark (GuardAgent section 5.1). */
 export const DEFAULT_SHOTS: Record<DatasetName, number> = {
@@ -39,39 +46,6 @@ export const DEFAULT_SHOTS: Record<DatasetName, number> = {
   qa: 1,
   "st-webagentbench": 0,
 };
-
-export interface BenchmarkOptions {
-  dataset: DatasetName;
-  /** Dataset location (file or directory); mind2web-sc falls back to our fixture. */
-  data?: string;
-  engine: EngineName;
-  model?: ModelClient;
-  /** For the qa format: the policy its records are judged against. */
-  policy?: string;
-  shots?: number;
-  retrieval?: "most" | "least";
-  toolbox?: boolean;
-  memory?: boolean;
-  learn?: "off" | "successful" | "correct-only";
-  limit?: number;
-  concurrency?: number;
-  seed?: number;
-  out?: string;
-  fresh?: boolean;
-  progress?: boolean;
-  signal?: AbortSignal;
-  /** A sentence printed on the report and charts (e.g. "scripted model: figures not meaningful"). */
-  note?: string;
-}
-
-export interface BenchmarkResult {
-  summary: BenchSummary;
-  rows: BenchRow[];
-  resumed: number;
-  interrupted: boolean;
-  loaded: LoadedBenchmark;
-  learning?: string;
-}
 
 async function load(o: BenchmarkOptions): Promise<LoadedBenchmark> {
   const need = () => {

@@ -1,27 +1,32 @@
 /**
- * The trajectory benchmark: the shield over our own ST-WebAgentBench trajectory suite — trajectories we
- * generate from the benchmark's real tasks and policies, safe and unsafe for every eval type, labelled by
- * construction — scored with ACC, FPR and ARR. Reports mark it as our own suite: it complements, not
- * replaces, the benchmark's live evaluation.
+ * The trajectory benchmark: the shield over labelled trajectories for ST-WebAgentBench's tasks — our own
+ * suite, generated from the benchmark's real tasks and policies by bench/suites (not published: a
+ * generator is no part of the guard) and handed over as records, or any labelled-trajectory JSONL file
+ * (`warden bench st-webagentbench --trajectories <file>`) — scored with ACC, FPR and ARR. Reports mark
+ * the suite as ours: it complements, not replaces, the benchmark's live evaluation.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toWardenError, WardenError } from "../core/errors.js";
 import type { Policy } from "../core/policy.js";
+import type { TrajectoryRecord } from "../core/trajectory-record.js";
 import { importStWebAgentBench } from "../engines/shield/import/index.js";
 import { stRuleId } from "../engines/shield/import/st-webagentbench.js";
 import { runShieldOnTrajectory } from "../engines/shield/runtime/run-shield-on-trajectory.js";
 import { createShieldEngine } from "../engines/shield/runtime/shield-engine.js";
 import type { BenchRow, BenchSummary } from "./bench-types.js";
 import { loadStWebAgentBench } from "./datasets/st-webagentbench.js";
-import type { TrajectoryRecord } from "./datasets/trajectories.js";
+import { readTrajectoriesJsonl } from "./datasets/trajectories.js";
 import { percentile, trajectoryMetrics } from "./metrics.js";
 import { type BenchmarkOptions, type BenchmarkResult, costSummary, failureList } from "./run-benchmark.js";
 import { runInfo } from "./run-info.js";
 import { runCases } from "./runner.js";
-import { buildStWebAgentBenchSuite } from "./suites/st-webagentbench-trajectories.js";
 
-const SUITE_SEED = 7;
+/** Labelled trajectories to replay, and a sentence saying where they come from (for the report). */
+export interface TrajectorySuite {
+  trajectories: readonly TrajectoryRecord[];
+  description: string;
+}
 
 interface TrajectoryCase {
   id: string;
@@ -39,7 +44,12 @@ function truthRules(record: TrajectoryRecord): string[] {
   ];
 }
 
-export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<BenchmarkResult> {
+export async function runTrajectoryBenchmark(
+  o: BenchmarkOptions & {
+    /** The suite as records (bench/run.ts generates it); else `trajectories` names a JSONL file. */
+    suite?: TrajectorySuite;
+  },
+): Promise<BenchmarkResult> {
   if (o.engine !== "shield") {
     throw new WardenError({
       code: "INVALID_INPUT",
@@ -53,11 +63,7 @@ export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<Bench
     });
   const dataset = await loadStWebAgentBench({ path: o.data });
   const { policy } = importStWebAgentBench({ tasks: dataset.tasks, version: dataset.version });
-  const suite = buildStWebAgentBenchSuite({
-    tasks: dataset.tasks,
-    seed: o.seed ?? 7,
-    version: dataset.version,
-  });
+  const suite = o.suite ?? (await suiteFromFile({ path: o.trajectories }));
   const cases: TrajectoryCase[] = suite.trajectories.map((t) => ({
     id: t.id,
     record: t,
@@ -159,11 +165,11 @@ export async function runTrajectoryBenchmark(o: BenchmarkOptions): Promise<Bench
     cost: costSummary({ rows }),
     failures: failureList({ rows }),
   };
-  const source = `${dataset.file} (${dataset.version}): OUR OWN trajectory suite generated from the benchmark's ${dataset.tasks.length} tasks and ${dataset.policies} policies (suite seed ${SUITE_SEED}); labels by construction`;
+  const source = `${dataset.file} (${dataset.version}), ${dataset.tasks.length} tasks and ${dataset.policies} policies; trajectories: ${suite.description}`;
   if (o.out) {
     mkdirSync(o.out, { recursive: true });
     writeFileSync(join(o.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-    writeTrajectoryReport({ dir: o.out, summary, rows, source, stats: suite.stats });
+    writeTrajectoryReport({ dir: o.out, summary, rows, source, suiteSize: suite.trajectories.length });
   }
   return {
     summary,
@@ -184,11 +190,8 @@ function writeTrajectoryReport(options: {
   summary: BenchSummary;
   rows: readonly BenchRow[];
   source: string;
-  stats: {
-    safe: number;
-    unsafe: number;
-    byEvalType: Record<string, { generated: number; missed: number; skipped: number }>;
-  };
+  /** Trajectories the suite holds (a run may take fewer: --limit). */
+  suiteSize: number;
 }): void {
   const { summary: s, rows } = options;
   const info = runInfo();
@@ -213,8 +216,8 @@ function writeTrajectoryReport(options: {
     join(options.dir, "report.md"),
     `# Warden benchmark: st-webagentbench — engine shield
 
-- **Our own suite.** ${options.source}. It measures the policy → predicates → LTLf → shield pipeline on realistic generated trajectories; it complements, and does not replace, ST-WebAgentBench's live evaluation in its web environments.
-- ${s.n} trajectories (${rows.filter((r) => r.label === 0).length} safe, ${rows.filter((r) => r.label === 1).length} unsafe) of the ${options.stats.safe + options.stats.unsafe} the suite holds; model: ${s.model ?? "none (0 LLM calls)"}.
+- **Labelled trajectories, not the benchmark's own.** ${options.source}. It measures the policy → predicates → LTLf → shield pipeline on realistic generated trajectories; it complements, and does not replace, ST-WebAgentBench's live evaluation in its web environments.
+- ${s.n} trajectories (${rows.filter((r) => r.label === 0).length} safe, ${rows.filter((r) => r.label === 1).length} unsafe) of the ${options.suiteSize} the suite holds; model: ${s.model ?? "none (0 LLM calls)"}.
 - Run: ${info.date} on ${info.cpu} (${info.cores} cores), Node ${info.node}, commit ${info.commit ?? "unknown"}.
 
 | method | model | ACC | FPR | ARR | LLM calls / trajectory | time |
@@ -233,4 +236,17 @@ ${groupLines.join("\n")}
 ${wrong.length === 0 ? "None." : `| trajectory | label | predicted | violated (truth) | reported |\n| --- | --- | --- | --- | --- |\n${wrong.map((r) => `| ${r.id} | ${r.label} | ${r.predicted} | ${((r.notes?.violated as string[]) ?? []).join(", ")} | ${((r.notes?.reported as string[]) ?? []).join(", ")} |`).join("\n")}`}
 `,
   );
+}
+
+/** Reads the suite from a labelled-trajectory JSONL file (its header, if any, describes it). */
+async function suiteFromFile(options: { path: string | undefined }): Promise<TrajectorySuite> {
+  if (!options.path)
+    throw new WardenError({
+      code: "INVALID_INPUT",
+      message:
+        "bench st-webagentbench needs --trajectories <file.jsonl>: labelled trajectories for the tasks in --data (our suite is written by `npx tsx bench/suites/write-st-webagentbench-suite.ts --data <dir> --out <file>` in a checkout)",
+    });
+  const { header, records } = await readTrajectoriesJsonl({ path: options.path });
+  const what = header?.description ?? header?.suite ?? "labelled trajectories";
+  return { trajectories: records, description: `${what} (${options.path})` };
 }

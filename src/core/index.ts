@@ -4,4 +4,5 @@ export * from "./decision.js";
 export * from "./errors.js";
 export * from "./policy.js";
 export * from "./subject.js";
+export * from "./trajectory-record.js";
 export * from "./validate.js";

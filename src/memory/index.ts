@@ -10,4 +10,3 @@ export * from "./memory.js";
 export * from "./memory-bank.js";
 export * from "./retrieval.js";
 export * from "./retrieval-index.js";
-export * from "./synthetic-demonstrations.js";

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { generateSyntheticDemonstrations } from "../../test/support/synthetic-demonstrations.js";
 import { isWardenError } from "../core/errors.js";
 import { createPostgresStore } from "../store/postgres-store.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
@@ -11,7 +12,6 @@ import type { Store } from "../store/store.js";
 import type { DemonstrationInput } from "./demonstration-input.js";
 import { createMemory, type Memory } from "./memory.js";
 import { topK } from "./retrieval.js";
-import { generateSyntheticDemonstrations } from "./synthetic-demonstrations.js";
 
 const dir = mkdtempSync(join(tmpdir(), "warden-memory-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isWardenError } from "../core/errors.js";
-import { type RetrievalHit, type RetrievalItem, type RetrievalOrder, topK } from "./retrieval.js";
-import { createRetrievalIndex } from "./retrieval-index.js";
 import {
   createSeededRandom,
   generateSyntheticDemonstrations,
   perturbDemonstration,
-} from "./synthetic-demonstrations.js";
+} from "../../test/support/synthetic-demonstrations.js";
+import { isWardenError } from "../core/errors.js";
+import { type RetrievalHit, type RetrievalItem, type RetrievalOrder, topK } from "./retrieval.js";
+import { createRetrievalIndex } from "./retrieval-index.js";
 
 const summary = (hits: RetrievalHit[]) => hits.map((h) => [h.item.id, h.distance]);
 

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { MIND2WEB_SC_RULES } from "../../../test/support/task-category/mind2web-sc-rules.js";
 import { WardenError } from "../../core/errors.js";
 import { extractIdentity } from "../../engines/compiled/extractors/identity/extract-identity.js";
 import { extractSeeActAction } from "../../engines/compiled/extractors/seeact/extract-action.js";
 import { formatSeeActAction } from "../../engines/compiled/extractors/seeact/format-action.js";
 import { createCategoryClassifier } from "../../engines/compiled/extractors/task-category/classifier.js";
-import { MIND2WEB_SC_RULES } from "../../engines/compiled/extractors/task-category/mind2web-sc-rules.fixture.js";
 import {
   loadMind2WebSc,
   MIND2WEB_SC_RULE_TEXTS,

@@ -19,6 +19,7 @@ import { namingPathOptions } from "../system-errors.js";
 
 const BenchOptionsSchema = ModelOptionsSchema.extend({
   data: z.string().optional(),
+  trajectories: z.string().optional(),
   engine: z.enum(ENGINE_NAMES).default("compiled"),
   policy: z.string().optional(),
   shots: z.coerce.number().int().min(0).optional(),
@@ -68,6 +69,10 @@ export function registerBenchCommand(options: { program: Command }): void {
     .description("Benchmark an engine on a dataset and report the papers' metrics")
     .argument("[dataset]", `one of: ${DATASETS.join(", ")}`)
     .option("--data <dir|file>", "dataset location (e.g. ../shared/datasets/eicu-ac)")
+    .option(
+      "--trajectories <file>",
+      "st-webagentbench: labelled trajectories to replay (JSONL; bench/suites/write-st-webagentbench-suite.ts writes ours)",
+    )
     .option("--engine <engine>", "compiled | auto | guardagent | baseline | shield", "compiled")
     .option(
       "--policy <name|file>",
@@ -102,7 +107,11 @@ export function registerBenchCommand(options: { program: Command }): void {
     .option("--json", "print one JSON summary on stdout")
     .action((dataset: string | undefined, raw: Record<string, unknown>) =>
       namingPathOptions({
-        paths: { "--out": raw.out as string | undefined, "--data": raw.data as string | undefined },
+        paths: {
+          "--out": raw.out as string | undefined,
+          "--data": raw.data as string | undefined,
+          "--trajectories": raw.trajectories as string | undefined,
+        },
         run: () => runBenchCommand({ dataset, raw }),
       }),
     );
@@ -145,6 +154,7 @@ async function runBenchCommand(options: {
       dataset: name,
       engine: o.engine,
       ...(o.data ? { data: o.data } : {}),
+      ...(o.trajectories ? { trajectories: o.trajectories } : {}),
       ...(model ? { model } : {}),
       ...(o.policy ? { policy: o.policy } : {}),
       ...(o.shots !== undefined ? { shots: o.shots } : {}),

@@ -12,9 +12,9 @@ import { basename, dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { WardenError } from "../../core/errors.js";
 import { buildAspm, summarizeAspmLog } from "../../engines/shield/aspm/build-aspm.js";
-import { stableStringify } from "../../engines/shield/import/stable-json.js";
 import { createModelClient } from "../../llm/create-model-client.js";
 import { summarizePolicy } from "../../policies/summarize-policy.js";
+import { stableStringify } from "../../util/stable-json.js";
 import { EXIT_ERROR } from "../exit-codes.js";
 import { readTextInput } from "../read-input.js";
 

@@ -15,7 +15,7 @@ import { loadStWebAgentBench } from "../../bench/datasets/st-webagentbench.js";
 import { WardenError } from "../../core/errors.js";
 import type { StImportReport, StInvertedMode } from "../../engines/shield/import/st-webagentbench.js";
 import { importStWebAgentBench } from "../../engines/shield/import/st-webagentbench.js";
-import { stableStringify } from "../../engines/shield/import/stable-json.js";
+import { stableStringify } from "../../util/stable-json.js";
 
 interface ImportOptions {
   data: string;

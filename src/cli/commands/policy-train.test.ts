@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { formatTrajectoriesJsonl, type TrajectoryRecordInput } from "../../bench/datasets/trajectories.js";
 import { PolicySchema } from "../../core/policy.js";
+import { formatTrajectoriesJsonl, type TrajectoryRecordInput } from "../../core/trajectory-record.js";
 import { registerPolicyTrainCommand, splitHoldout } from "./policy-train.js";
 
 const policy = {

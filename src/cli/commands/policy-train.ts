@@ -2,7 +2,7 @@
  * `warden policy train --aspm aspm.json --data labelled.jsonl -o trained.json [--holdout 0.2]
  * [--seed s] [--epochs n] [--learning-rate r] [--margin m] [--epsilon e] [--json]`: learns the rule
  * weights of an ASPM from labelled trajectories (src/engines/shield/train; the data format is the
- * trajectory JSONL of src/bench/datasets/trajectories.ts, with per-trajectory labels or per-step
+ * trajectory JSONL of src/core/trajectory-record.ts, with per-trajectory labels or per-step
  * labels in meta.stepLabels). A seeded share of the trajectories is held out; ACC and FPR (and ARR)
  * of the shield on it are reported before and after training. Writes the trained policy as pretty,
  * key-sorted JSON. Exit 0, or 2 for usage and data errors.
@@ -10,17 +10,17 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import { parseTrajectoriesJsonl, type TrajectoryRecord } from "../../bench/datasets/trajectories.js";
 import { type TrajectoryMetrics, trajectoryMetrics } from "../../bench/metrics.js";
 import { WardenError } from "../../core/errors.js";
 import type { Policy } from "../../core/policy.js";
-import { stableStringify } from "../../engines/shield/import/stable-json.js";
+import { parseTrajectoriesJsonl, type TrajectoryRecord } from "../../core/trajectory-record.js";
 import { runShieldOnTrajectory } from "../../engines/shield/runtime/run-shield-on-trajectory.js";
 import { createShieldEngine } from "../../engines/shield/runtime/shield-engine.js";
 import { examplesFromRecords, recordContext } from "../../engines/shield/train/labelled-steps.js";
 import { trainWeights } from "../../engines/shield/train/train-weights.js";
 import { loadPolicy } from "../../policies/load-policy.js";
 import { createRandom } from "../../util/seeded-random.js";
+import { stableStringify } from "../../util/stable-json.js";
 import { readTextInput } from "../read-input.js";
 
 interface TrainOptions {

@@ -1,4 +1,6 @@
 /** Policy importers for the shield: ST-WebAgentBench's structured policies -> predicates + LTLf rules. */
+
+export { stableStringify } from "../../../util/stable-json.js";
 export { atLeast, atMost, exactly, LAST_STEP, sequence } from "./ltl-builders.js";
 export { createPredicateSet, type PredicateSet, type PredicateSpec, slug } from "./predicate-set.js";
 export {
@@ -29,4 +31,3 @@ export {
   type StTask,
   type StVersion,
 } from "./st-webagentbench-schema.js";
-export { stableStringify } from "./stable-json.js";

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { WardenError } from "../../../core/errors.js";
 import type { Binding, Predicate } from "../../../core/policy.js";
-import { stableStringify } from "./stable-json.js";
+import { stableStringify } from "../../../util/stable-json.js";
 
 export interface PredicateSpec {
   /** Descriptive stem, e.g. "clicks_text_delete_remove" (slugged and shortened here). */

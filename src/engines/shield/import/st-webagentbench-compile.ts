@@ -64,12 +64,17 @@ export interface FailedPolicy {
 
 export type CompileResult = CompiledPolicy | FailedPolicy;
 
-interface Ctx {
+/** What a compiler sees: the predicate set it adds to, the benchmark release, the task and its policy. */
+export interface StCompileContext {
   preds: PredicateSet;
   version: StVersion;
   task: StTask;
   policy: StPolicy;
 }
+type Ctx = StCompileContext;
+
+/** Compiles one eval type's policy. */
+export type StCompiler = (ctx: StCompileContext) => CompileResult;
 
 const fail = (reason: string): FailedPolicy => ({ ok: false, reason });
 
@@ -624,7 +629,12 @@ const KNOWN_ACTIONS = new Set([
   "tab_focus",
 ]);
 
-const COMPILERS: Record<string, (ctx: Ctx) => CompileResult> = {
+/**
+ * The compiler of each eval type. Our trajectory suite pairs each with its judge and its mutation in
+ * one registry (bench/suites/st-webagentbench-eval-types.ts, typed against these keys); this table is
+ * the part the published importer needs.
+ */
+export const ST_COMPILERS = {
   is_url_match: urlMatch,
   element_action_match: elementAction,
   is_ask_the_user: askTheUser,
@@ -635,10 +645,13 @@ const COMPILERS: Record<string, (ctx: Ctx) => CompileResult> = {
   popup_error: popupError,
   is_input_hallucination: inputHallucination,
   is_fake_policy: fakePolicy,
-};
+} as const satisfies Record<string, StCompiler>;
+
+/** An eval type this compiler understands. */
+export type StEvalType = keyof typeof ST_COMPILERS;
 
 /** The eval types this compiler understands. */
-export const ST_EVAL_TYPES: readonly string[] = Object.keys(COMPILERS);
+export const ST_EVAL_TYPES: readonly StEvalType[] = Object.keys(ST_COMPILERS) as StEvalType[];
 
 /** Compiles one policy; the benchmark judges a policy by its first eval type, and so does this. */
 export function compileStPolicy(options: {
@@ -648,8 +661,8 @@ export function compileStPolicy(options: {
   policy: StPolicy;
 }): CompileResult {
   const evalType = options.policy.eval.eval_types[0]!;
-  const compiler = COMPILERS[evalType];
-  if (!compiler) return fail(`unknown eval type "${evalType}"`);
+  if (!Object.hasOwn(ST_COMPILERS, evalType)) return fail(`unknown eval type "${evalType}"`);
+  const compiler: StCompiler = ST_COMPILERS[evalType as StEvalType];
   const result = compiler(options);
   if (result.ok && options.policy.eval.eval_types.length > 1) {
     result.notes.push(

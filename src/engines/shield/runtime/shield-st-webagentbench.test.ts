@@ -5,11 +5,11 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { readTrajectoriesJsonl } from "../../../bench/datasets/trajectories.js";
-import { replaySuite } from "../../../bench/suites/policy-replay.js";
+import { replaySuite } from "../../../../bench/suites/policy-replay.js";
+import { evaluateShield } from "../../../../test/support/shield-evaluation.js";
+import { parseTrajectoriesJsonl } from "../../../core/trajectory-record.js";
 import { importStWebAgentBench } from "../import/st-webagentbench.js";
 import { createShieldEngine } from "./shield-engine.js";
-import { evaluateShield } from "./shield-evaluation.test-support.js";
 
 const FIXTURES = fileURLToPath(new URL("../../../../bench/fixtures/trajectories/", import.meta.url));
 
@@ -17,7 +17,9 @@ describe("shield engine on the hand-written tricky trajectories", () => {
   it("agrees with every hand label, rule and step (ACC 100, FPR 0, ARR 100)", async () => {
     const tasks = JSON.parse(await readFile(`${FIXTURES}st-webagentbench-tricky.tasks.json`, "utf8"));
     const { policy } = importStWebAgentBench({ tasks, version: "latest" });
-    const { records } = await readTrajectoriesJsonl({ path: `${FIXTURES}st-webagentbench-tricky.jsonl` });
+    const { records } = parseTrajectoriesJsonl({
+      text: await readFile(`${FIXTURES}st-webagentbench-tricky.jsonl`, "utf8"),
+    });
     const report = await evaluateShield({ engine: createShieldEngine(), policy, trajectories: records });
     expect(report.disagreements).toEqual([]);
     expect(report.metrics).toMatchObject({ ACC: 100, FPR: 0, ARR: 100 });

@@ -1,6 +1,6 @@
 /**
  * Labelled data for weight training. The file format is the trajectory JSONL of
- * src/bench/datasets/trajectories.ts (one labelled trajectory per line); the labels become examples:
+ * src/core/trajectory-record.ts (one labelled trajectory per line); the labels become examples:
  * - per-step labels, when a record carries `meta.stepLabels`: an array with one entry per step,
  *   "safe", "unsafe" or null (unlabelled), plus optionally `meta.endLabel` ("safe"/"unsafe") for the
  *   judgement of the complete trajectory;
@@ -12,9 +12,9 @@
  * Rule ids come from `violations[].ruleId`, or from `policyRef` in the ST-WebAgentBench form.
  */
 import { z } from "zod";
-import type { TrajectoryRecord } from "../../../bench/datasets/trajectories.js";
 import type { Policy } from "../../../core/policy.js";
 import type { StepInput } from "../../../core/subject.js";
+import type { TrajectoryRecord } from "../../../core/trajectory-record.js";
 import { parseWith } from "../../../core/validate.js";
 
 export type StepLabel = "safe" | "unsafe";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type TrajectoryRecordInput, TrajectoryRecordSchema } from "../../../bench/datasets/trajectories.js";
 import { type Policy, PolicySchema } from "../../../core/policy.js";
 import type { StepInput } from "../../../core/subject.js";
+import { type TrajectoryRecordInput, TrajectoryRecordSchema } from "../../../core/trajectory-record.js";
 import { runShieldOnTrajectory } from "../runtime/run-shield-on-trajectory.js";
 import { createShieldEngine } from "../runtime/shield-engine.js";
 import { examplesFromRecords } from "./labelled-steps.js";

@@ -52,8 +52,13 @@ const BINARY_LEVELS = new Map<string, number>([
  */
 const MAX_NESTING = 200;
 const MAX_TREE_DEPTH = 1_000;
-/** Recursive descents in progress, across parsers (an f-string's fields are parsed by a nested parser). */
-let nesting = 0;
+/**
+ * Recursive descents in progress for one parse, shared with the nested parsers of its f-string fields
+ * (a value made per parse and passed down, so no state outlives a call or leaks between parses).
+ */
+export interface Nesting {
+  depth: number;
+}
 
 /**
  * Whether the tree under `root` is deeper than `limit`: an explicit stack (the walk cannot overflow) of
@@ -89,7 +94,7 @@ function treeDeeperThan(root: object, limit: number): boolean {
 
 /** Parses a whole Python module. */
 export function parsePython(options: { source: string }): Module {
-  const parser = new Parser(tokenizePython({ source: options.source }));
+  const parser = new Parser(tokenizePython({ source: options.source }), { depth: 0 });
   const module = parser.parseModule();
   if (treeDeeperThan(module, MAX_TREE_DEPTH)) {
     throw syntaxError({ message: `the code nests deeper than ${MAX_TREE_DEPTH} levels`, line: 1, col: 0 });
@@ -101,9 +106,12 @@ export function parsePython(options: { source: string }): Module {
 }
 
 /** Parses a single Python expression (used for f-string fields and tests). */
-export function parsePythonExpression(options: { source: string }): Expr {
+export function parsePythonExpression(options: { source: string; nesting?: Nesting }): Expr {
   // Parenthesised so that a field such as `x\n+ y` or leading spaces parse as they do inside `{...}`.
-  const parser = new Parser(tokenizePython({ source: `(${options.source}\n)` }));
+  const parser = new Parser(
+    tokenizePython({ source: `(${options.source}\n)` }),
+    options.nesting ?? { depth: 0 },
+  );
   const expr = parser.parseStandaloneExpression();
   return expr;
 }
@@ -111,7 +119,10 @@ export function parsePythonExpression(options: { source: string }): Expr {
 class Parser {
   private pos = 0;
 
-  constructor(private readonly tokens: Token[]) {}
+  constructor(
+    private readonly tokens: Token[],
+    private readonly nesting: Nesting,
+  ) {}
 
   parseModule(): Module {
     const body: Stmt[] = [];
@@ -206,10 +217,11 @@ class Parser {
     return token;
   }
 
-  /** Enters one recursive descent (the caller leaves it with `nesting--` in a finally): past MAX_NESTING it throws. */
+  /** Enters one recursive descent (the caller leaves it with `nesting.depth--` in a finally): past MAX_NESTING it throws. */
   private enter(): void {
-    nesting++;
-    if (nesting > MAX_NESTING) throw this.error(`the code nests deeper than ${MAX_NESTING} levels`);
+    this.nesting.depth++;
+    if (this.nesting.depth > MAX_NESTING)
+      throw this.error(`the code nests deeper than ${MAX_NESTING} levels`);
   }
 
   private error(message: string) {
@@ -278,7 +290,7 @@ class Parser {
       this.enter();
       return this.parseBlockUnbounded();
     } finally {
-      nesting--;
+      this.nesting.depth--;
     }
   }
 
@@ -700,7 +712,7 @@ class Parser {
       this.enter();
       return this.parseTestUnbounded();
     } finally {
-      nesting--;
+      this.nesting.depth--;
     }
   }
 
@@ -778,7 +790,7 @@ class Parser {
       this.enter();
       return this.parseNotTestUnbounded();
     } finally {
-      nesting--;
+      this.nesting.depth--;
     }
   }
 
@@ -845,7 +857,7 @@ class Parser {
       this.enter();
       return this.parseFactorUnbounded();
     } finally {
-      nesting--;
+      this.nesting.depth--;
     }
   }
 
@@ -1067,7 +1079,12 @@ class Parser {
       if (prefix.includes("f")) {
         anyF = true;
         parts.push(
-          ...parseFStringBody({ body: token.body ?? token.value, raw: prefix.includes("r"), loc: token }),
+          ...parseFStringBody({
+            body: token.body ?? token.value,
+            raw: prefix.includes("r"),
+            loc: token,
+            nesting: this.nesting,
+          }),
         );
       } else {
         parts.push({ kind: "text", text: token.value });
@@ -1229,8 +1246,15 @@ function mergeTextParts(parts: FStringPart[]): FStringPart[] {
  * the expression runs to the first `!`, `:` or `}` outside brackets and quotes; the spec may itself
  * contain nested fields.
  */
-export function parseFStringBody(options: { body: string; raw: boolean; loc: Loc }): FStringPart[] {
+export function parseFStringBody(options: {
+  body: string;
+  raw: boolean;
+  loc: Loc;
+  /** The enclosing parse's descents (a field nests inside the code around it). */
+  nesting?: Nesting;
+}): FStringPart[] {
   const { body, raw, loc } = options;
+  const nesting = options.nesting ?? { depth: 0 };
   const parts: FStringPart[] = [];
   let text = "";
   let i = 0;
@@ -1255,7 +1279,7 @@ export function parseFStringBody(options: { body: string; raw: boolean; loc: Loc
     }
     if (text !== "") parts.push({ kind: "text", text: raw ? text : decodePythonEscapes({ body: text }) });
     text = "";
-    const field = readField(body, i + 1, loc);
+    const field = readField(body, i + 1, loc, nesting);
     parts.push(...field.parts);
     i = field.end;
   }
@@ -1263,7 +1287,12 @@ export function parseFStringBody(options: { body: string; raw: boolean; loc: Loc
   return parts;
 }
 
-function readField(body: string, from: number, loc: Loc): { parts: FStringPart[]; end: number } {
+function readField(
+  body: string,
+  from: number,
+  loc: Loc,
+  nesting: Nesting,
+): { parts: FStringPart[]; end: number } {
   let i = from;
   let level = 0;
   let quote: string | null = null;
@@ -1290,7 +1319,7 @@ function readField(body: string, from: number, loc: Loc): { parts: FStringPart[]
   if (selfDocumenting) exprText = exprText.replace(/=\s*$/, "");
   if (exprText.trim() === "")
     throw syntaxError({ message: "f-string: empty expression not allowed", line: loc.line, col: loc.col });
-  const expr = parsePythonExpression({ source: exprText });
+  const expr = parsePythonExpression({ source: exprText, nesting });
   let conversion: string | null = selfDocumenting ? "r" : null;
   if (body[i] === "!") {
     conversion = body[i + 1] ?? null;
@@ -1308,7 +1337,7 @@ function readField(body: string, from: number, loc: Loc): { parts: FStringPart[]
         nested--;
       }
     }
-    spec = parseFStringBody({ body: body.slice(i + 1, j), raw: true, loc });
+    spec = parseFStringBody({ body: body.slice(i + 1, j), raw: true, loc, nesting });
     i = j;
   }
   if (body[i] !== "}")

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MIND2WEB_SC_RULES } from "../../../../../test/support/task-category/mind2web-sc-rules.js";
 import { WardenError } from "../../../../core/errors.js";
 import { createCategoryClassifier } from "./classifier.js";
-import { MIND2WEB_SC_RULES } from "./mind2web-sc-rules.fixture.js";
 
 const classifier = createCategoryClassifier({ rules: MIND2WEB_SC_RULES });
 const cats = (text: string) => classifier.classify({ text }).categories.map((c) => c.category);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { MIND2WEB_SC_RULES } from "../../../../../test/support/task-category/mind2web-sc-rules.js";
 import { WardenError } from "../../../../core/errors.js";
 import type { GenerateObjectOptions, ModelCallResult, ModelClient } from "../../../../llm/model.js";
 import { classifyWithModel, type ModelClassification } from "./classify-with-model.js";
-import { MIND2WEB_SC_RULES } from "./mind2web-sc-rules.fixture.js";
 
 /** A ModelClient that answers generateObject with a fixed object, checked against the caller's schema. */
 function fakeModel(answer: ModelClassification | Error): ModelClient & { prompts: string[] } {

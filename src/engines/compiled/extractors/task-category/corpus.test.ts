@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { MIND2WEB_SC_RULES } from "../../../../../test/support/task-category/mind2web-sc-rules.js";
+import { type CorpusTask, TASK_CORPUS } from "../../../../../test/support/task-category/task-corpus.js";
+import { TASK_HOLDOUT } from "../../../../../test/support/task-category/task-holdout.js";
 import { createCategoryClassifier } from "./classifier.js";
-import { MIND2WEB_SC_RULES } from "./mind2web-sc-rules.fixture.js";
-import { type CorpusTask, TASK_CORPUS } from "./task-corpus.fixture.js";
-import { TASK_HOLDOUT } from "./task-holdout.fixture.js";
 
 const CATEGORIES = ["car", "media", "hotel", "job", "shop", "flight", "other"] as const;
 

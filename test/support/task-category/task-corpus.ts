@@ -1,6 +1,6 @@
 /**
  * Test fixture: web tasks we wrote to measure the category classifier against the six Mind2Web-SC
- * rules (mind2web-sc-rules.fixture.ts). Each lists the categories a careful reader would apply; []
+ * rules (mind2web-sc-rules.ts). Each lists the categories a careful reader would apply; []
  * is "Other". It mixes plain phrasings, synonyms, multi-category tasks and near misses built to fool a
  * keyword matcher. It is not tuned to: misses are left in and reported.
  */

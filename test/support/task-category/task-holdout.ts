@@ -3,7 +3,7 @@
  * against, to estimate how the classifier does on phrasings it was not shaped by. Same labels as
  * task-corpus.fixture.ts.
  */
-import type { CorpusTask } from "./task-corpus.fixture.js";
+import type { CorpusTask } from "./task-corpus.js";
 
 export const TASK_HOLDOUT: CorpusTask[] = [
   { text: "Locate a Hertz branch in Newark and reserve a compact car for Monday", expect: ["car"] },

@@ -7,12 +7,12 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { importStWebAgentBench } from "../../engines/shield/import/st-webagentbench.js";
-import { loadStWebAgentBench } from "../datasets/st-webagentbench.js";
+import { loadStWebAgentBench } from "../../src/bench/datasets/st-webagentbench.js";
+import { importStWebAgentBench } from "../../src/engines/shield/import/st-webagentbench.js";
 import { replaySuite } from "./policy-replay.js";
 import { buildStWebAgentBenchSuite } from "./st-webagentbench-trajectories.js";
 
-const DATA = fileURLToPath(new URL("../../../../shared/datasets/st-webagentbench", import.meta.url));
+const DATA = fileURLToPath(new URL("../../../shared/datasets/st-webagentbench", import.meta.url));
 const present = existsSync(DATA);
 const title = present
   ? "ST-WebAgentBench trajectory suite (real tasks)"

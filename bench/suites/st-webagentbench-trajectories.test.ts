@@ -3,18 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { importStWebAgentBench } from "../../engines/shield/import/st-webagentbench.js";
-import { parseStTasks } from "../../engines/shield/import/st-webagentbench-schema.js";
-import {
-  formatTrajectoriesJsonl,
-  parseTrajectoriesJsonl,
-  readTrajectoriesJsonl,
-} from "../datasets/trajectories.js";
+import { readTrajectoriesJsonl } from "../../src/bench/datasets/trajectories.js";
+import { formatTrajectoriesJsonl, parseTrajectoriesJsonl } from "../../src/core/trajectory-record.js";
+import { importStWebAgentBench } from "../../src/engines/shield/import/st-webagentbench.js";
+import { parseStTasks } from "../../src/engines/shield/import/st-webagentbench-schema.js";
 import { createRuleIndex, replaySuite, replayTrajectory } from "./policy-replay.js";
 import { runStWebAgentBenchSuite } from "./st-webagentbench-run.js";
 import { buildStWebAgentBenchSuite, ST_SUITE_NAME } from "./st-webagentbench-trajectories.js";
 
-const FIXTURES = fileURLToPath(new URL("../../../bench/fixtures/trajectories/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../fixtures/trajectories/", import.meta.url));
 
 async function fixtureTasks(): Promise<unknown> {
   return JSON.parse(await readFile(`${FIXTURES}st-webagentbench-tricky.tasks.json`, "utf8"));

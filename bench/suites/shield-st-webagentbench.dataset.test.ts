@@ -5,13 +5,13 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadStWebAgentBench } from "../../../bench/datasets/st-webagentbench.js";
-import { buildStWebAgentBenchSuite } from "../../../bench/suites/st-webagentbench-trajectories.js";
-import { importStWebAgentBench } from "../import/st-webagentbench.js";
-import { createShieldEngine } from "./shield-engine.js";
-import { evaluateShield } from "./shield-evaluation.test-support.js";
+import { loadStWebAgentBench } from "../../src/bench/datasets/st-webagentbench.js";
+import { importStWebAgentBench } from "../../src/engines/shield/import/st-webagentbench.js";
+import { createShieldEngine } from "../../src/engines/shield/runtime/shield-engine.js";
+import { evaluateShield } from "../../test/support/shield-evaluation.js";
+import { buildStWebAgentBenchSuite } from "./st-webagentbench-trajectories.js";
 
-const DATA = fileURLToPath(new URL("../../../../../shared/datasets/st-webagentbench", import.meta.url));
+const DATA = fileURLToPath(new URL("../../../shared/datasets/st-webagentbench", import.meta.url));
 const present = existsSync(DATA);
 const title = present
   ? "shield engine on the ST-WebAgentBench trajectory suite (real tasks)"

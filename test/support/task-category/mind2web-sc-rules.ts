@@ -4,7 +4,7 @@
  * own action descriptions plus the general vocabulary.
  */
 import type { z } from "zod";
-import type { AttributeRuleSchema } from "../../../../core/policy.js";
+import type { AttributeRuleSchema } from "../../../src/core/policy.js";
 
 export const MIND2WEB_SC_RULES: z.input<typeof AttributeRuleSchema>[] = [
   {

@@ -8,13 +8,16 @@
  * hold) reading; the shield engine's weighted inference is the lead's.
  */
 
-import { WardenError } from "../../core/errors.js";
-import type { Policy, TemporalRule } from "../../core/policy.js";
-import { createPredicateAssigner } from "../../engines/shield/assign/assign-predicates.js";
-import { createDetectorRegistry, type DetectorRegistry } from "../../engines/shield/detectors/registry.js";
-import { atoms, createMonitor, evaluate, type LtlAst, parseLtl } from "../../engines/shield/ltl/index.js";
-import type { TrajectoryRecord } from "../datasets/trajectories.js";
-import { type TrajectoryMetrics, trajectoryMetrics } from "../metrics.js";
+import { type TrajectoryMetrics, trajectoryMetrics } from "../../src/bench/metrics.js";
+import { WardenError } from "../../src/core/errors.js";
+import type { Policy, TemporalRule } from "../../src/core/policy.js";
+import type { TrajectoryRecord } from "../../src/core/trajectory-record.js";
+import { createPredicateAssigner } from "../../src/engines/shield/assign/assign-predicates.js";
+import {
+  createDetectorRegistry,
+  type DetectorRegistry,
+} from "../../src/engines/shield/detectors/registry.js";
+import { atoms, createMonitor, evaluate, type LtlAst, parseLtl } from "../../src/engines/shield/ltl/index.js";
 
 interface IndexedRule {
   rule: TemporalRule;

@@ -9,7 +9,7 @@
  * dates, variable names and optional comments. Everything is drawn from a seeded PRNG: same seed, same
  * corpus, on every platform.
  */
-import { createRandom } from "../util/seeded-random.js";
+import { createRandom } from "../../src/util/seeded-random.js";
 
 export interface SyntheticDemonstration {
   id: string;

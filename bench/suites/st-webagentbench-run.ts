@@ -1,16 +1,39 @@
 /**
  * One call that reproduces the ST-WebAgentBench suite numbers: load the tasks, import their policies,
  * build our trajectory suite, replay it through the reference pipeline, and (optionally) write the
- * suite as JSONL. For bench scripts and the CLI; the dataset is read at run time, never bundled.
+ * suite as JSONL. For the bench scripts (`npm run bench`, write-st-webagentbench-suite.ts); the dataset
+ * is read at run time, never bundled, and the generator stays out of the published package.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { importStWebAgentBench, type StImportReport } from "../../engines/shield/import/st-webagentbench.js";
-import type { StVersion } from "../../engines/shield/import/st-webagentbench-schema.js";
-import { loadStWebAgentBench } from "../datasets/st-webagentbench.js";
-import { formatTrajectoriesJsonl } from "../datasets/trajectories.js";
+import { loadStWebAgentBench } from "../../src/bench/datasets/st-webagentbench.js";
+import { formatTrajectoriesJsonl } from "../../src/core/trajectory-record.js";
+import {
+  importStWebAgentBench,
+  type StImportReport,
+} from "../../src/engines/shield/import/st-webagentbench.js";
+import type { StVersion } from "../../src/engines/shield/import/st-webagentbench-schema.js";
 import { type ReplayReport, replaySuite } from "./policy-replay.js";
-import { buildStWebAgentBenchSuite, type StSuiteStats } from "./st-webagentbench-trajectories.js";
+import {
+  buildStWebAgentBenchSuite,
+  ST_SUITE_NAME,
+  type StSuiteStats,
+  type StSuiteTrajectory,
+} from "./st-webagentbench-trajectories.js";
+
+/** Our suite over the dataset's tasks, as `runTrajectoryBenchmark` takes it (seed 7 by default). */
+export async function stWebAgentBenchSuite(options: {
+  path: string;
+  seed?: number;
+}): Promise<{ trajectories: StSuiteTrajectory[]; description: string }> {
+  const seed = options.seed ?? 7;
+  const dataset = await loadStWebAgentBench({ path: options.path });
+  const suite = buildStWebAgentBenchSuite({ tasks: dataset.tasks, seed, version: dataset.version });
+  return {
+    trajectories: suite.trajectories,
+    description: `OUR OWN suite ${ST_SUITE_NAME} generated from these tasks and policies (seed ${seed}); labels by construction`,
+  };
+}
 
 export interface StSuiteRun {
   version: StVersion;

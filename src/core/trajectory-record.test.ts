@@ -3,7 +3,7 @@ import {
   formatTrajectoriesJsonl,
   parseTrajectoriesJsonl,
   type TrajectoryRecordInput,
-} from "./trajectories.js";
+} from "./trajectory-record.js";
 
 const record: TrajectoryRecordInput = {
   id: "t1",

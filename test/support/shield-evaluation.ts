@@ -2,11 +2,12 @@
  * Scores the shield engine on labelled trajectories (ShieldAgent's ACC / FPR / ARR) and lists every
  * disagreement with the labels — verdict, rules, and the step at which a step rule's violation shows.
  */
-import type { TrajectoryRecord } from "../../../bench/datasets/trajectories.js";
-import { type TrajectoryMetrics, trajectoryMetrics } from "../../../bench/metrics.js";
-import type { Policy } from "../../../core/policy.js";
-import { runShieldOnTrajectory } from "./run-shield-on-trajectory.js";
-import type { ShieldEngine } from "./shield-engine.js";
+
+import { type TrajectoryMetrics, trajectoryMetrics } from "../../src/bench/metrics.js";
+import type { Policy } from "../../src/core/policy.js";
+import type { TrajectoryRecord } from "../../src/core/trajectory-record.js";
+import { runShieldOnTrajectory } from "../../src/engines/shield/runtime/run-shield-on-trajectory.js";
+import type { ShieldEngine } from "../../src/engines/shield/runtime/shield-engine.js";
 
 export interface ShieldDisagreement {
   id: string;
