@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   "ABORTED",
   "CHECK_TIMEOUT",
   "CHECK_WORKER_FAILED",
+  "MISSING_DEPENDENCY",
   "INTERNAL",
 ] as const;
 

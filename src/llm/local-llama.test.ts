@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { createModelClient } from "./create-model-client.js";
+import { createLocalLlamaBackend } from "./local-llama.js";
 import type { ModelClient } from "./model.js";
 
 // Random-weights plumbing model (see /work/shared/models/PROVENANCE.md): its text means nothing.
@@ -103,5 +104,26 @@ describe.skipIf(missing !== "")("local GGUF model", () => {
     const error = await failure(absent.generateText({ prompt: "hi" }));
     expect(error.code).toBe("MODEL_CONFIG");
     expect(error.message).toContain("/nonexistent/model.gguf does not exist");
+  });
+});
+
+describe("local models without node-llama-cpp", () => {
+  it("fail with MISSING_DEPENDENCY naming the package and its install command", async () => {
+    const backend = createLocalLlamaBackend({
+      // Any file that exists: the package is loaded before the model file is read.
+      modelPath: join(process.cwd(), "package.json"),
+      load: () =>
+        Promise.reject(
+          Object.assign(new Error("Cannot find package 'node-llama-cpp' imported from /app/dist/x.js"), {
+            code: "ERR_MODULE_NOT_FOUND",
+          }),
+        ),
+    });
+    const error = await failure(backend.prepare?.() ?? Promise.resolve());
+    expect(error).toMatchObject({
+      code: "MISSING_DEPENDENCY",
+      details: { package: "node-llama-cpp", install: "npm install node-llama-cpp" },
+    });
+    expect(error.message).toContain("local: models need the optional package node-llama-cpp");
   });
 });

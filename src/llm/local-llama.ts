@@ -1,6 +1,7 @@
 /**
  * In-process GGUF models through node-llama-cpp, for guards that must run with no network at all.
- * The package is optional and imported only when a `local:` spec is used. Loading never downloads or
+ * The package is an optional peer dependency (its native binaries are hundreds of megabytes) imported
+ * only when a `local:` spec is used; without it the call fails with MISSING_DEPENDENCY naming it. Loading never downloads or
  * compiles anything (CPU prebuilt binaries only); the model is loaded once and reused, requests are
  * served one at a time (one CPU-bound context), and structured calls decode under a JSON-schema grammar.
  */
@@ -17,6 +18,7 @@ import type {
   LlamaModel,
 } from "node-llama-cpp";
 import { WardenError } from "../core/errors.js";
+import { importOptional } from "../core/optional-import.js";
 import type { BackendReply, BackendRequest, ModelBackend } from "./backend.js";
 
 export interface LocalModelOptions {
@@ -33,42 +35,44 @@ export const DEFAULT_LOCAL_MAX_OUTPUT_TOKENS = 1024;
 
 type NodeLlamaCpp = typeof import("node-llama-cpp");
 
+/** Literal import(), so a bundler sees the package name and keeps it external. */
+const loadNodeLlamaCpp = (): Promise<NodeLlamaCpp> => import("node-llama-cpp");
+
 let runtime: Promise<{ lib: NodeLlamaCpp; llama: Llama }> | undefined;
 
-/** One native runtime per process; models and contexts are per client. */
-function loadRuntime(): Promise<{ lib: NodeLlamaCpp; llama: Llama }> {
-  runtime ??= (async () => {
-    let lib: NodeLlamaCpp;
-    try {
-      lib = await import("node-llama-cpp");
-    } catch (error) {
-      throw new WardenError({
-        code: "MODEL_CONFIG",
-        message: `local: models need the optional package node-llama-cpp, which could not be loaded (${
-          (error as Error).message
-        }); install it with "npm install node-llama-cpp"`,
-        details: { package: "node-llama-cpp" },
-        cause: error,
-      });
-    }
-    try {
-      const llama = await lib.getLlama({ gpu: false, build: "never" });
-      return { lib, llama };
-    } catch (error) {
-      throw new WardenError({
-        code: "MODEL_CONFIG",
-        message: `node-llama-cpp has no usable prebuilt CPU binary on this machine (${
-          (error as Error).message
-        }); Warden never compiles it on the fly`,
-        details: { package: "node-llama-cpp" },
-        cause: error,
-      });
-    }
-  })();
+/** One native runtime per process (tests pass a failing loader: not shared); models and contexts are per client. */
+function loadRuntime(options: {
+  load?: () => Promise<NodeLlamaCpp>;
+}): Promise<{ lib: NodeLlamaCpp; llama: Llama }> {
+  if (options.load) return startRuntime({ load: options.load });
+  runtime ??= startRuntime({ load: loadNodeLlamaCpp });
   runtime.catch(() => {
     runtime = undefined;
   });
   return runtime;
+}
+
+async function startRuntime(options: {
+  load: () => Promise<NodeLlamaCpp>;
+}): Promise<{ lib: NodeLlamaCpp; llama: Llama }> {
+  const lib = await importOptional({
+    packageName: "node-llama-cpp",
+    feature: "local: models",
+    load: options.load,
+  });
+  try {
+    const llama = await lib.getLlama({ gpu: false, build: "never" });
+    return { lib, llama };
+  } catch (error) {
+    throw new WardenError({
+      code: "MODEL_CONFIG",
+      message: `node-llama-cpp has no usable prebuilt CPU binary on this machine (${
+        (error as Error).message
+      }); Warden never compiles it on the fly`,
+      details: { package: "node-llama-cpp" },
+      cause: error,
+    });
+  }
 }
 
 interface Loaded {
@@ -83,7 +87,13 @@ export function defaultLocalThreads(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
-export function createLocalLlamaBackend(options: { modelPath: string } & LocalModelOptions): ModelBackend {
+export function createLocalLlamaBackend(
+  options: {
+    modelPath: string;
+    /** How node-llama-cpp is loaded (default: import it); tests pass one that fails. */
+    load?: () => Promise<NodeLlamaCpp>;
+  } & LocalModelOptions,
+): ModelBackend {
   const modelPath = resolve(options.modelPath);
   const threads = options.threads ?? defaultLocalThreads();
   const wantedContext = options.contextSize ?? DEFAULT_LOCAL_CONTEXT_SIZE;
@@ -103,7 +113,7 @@ export function createLocalLlamaBackend(options: { modelPath: string } & LocalMo
           details: { field: "spec", path: modelPath },
         });
       }
-      const { lib, llama } = await loadRuntime();
+      const { lib, llama } = await loadRuntime({ ...(options.load ? { load: options.load } : {}) });
       let model: LlamaModel;
       try {
         model = await llama.loadModel({ modelPath, gpuLayers: 0 });

@@ -2,9 +2,29 @@
  * Turns whatever a provider request threw into a WardenError that says which model, at which address,
  * failed and how; and decides which failures are worth retrying (network errors, 429, 5xx) and which
  * are not (validation errors and other 4xx: asking again gets the same answer).
+ *
+ * The AI SDK is an optional peer dependency, so its APICallError is recognised the way the SDK itself
+ * does it (APICallError.isInstance checks a global symbol marker), without importing the package.
  */
-import { APICallError } from "ai";
 import { WardenError } from "../core/errors.js";
+
+/** The fields of the AI SDK's APICallError read here. */
+interface ApiCallErrorLike extends Error {
+  statusCode?: number;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+}
+
+const API_CALL_ERROR_MARKER = Symbol.for("vercel.ai.error.AI_APICallError");
+
+/** The AI SDK's own test (APICallError.isInstance): the error carries its marker symbol set to true. */
+export function isApiCallError(error: unknown): error is ApiCallErrorLike {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[API_CALL_ERROR_MARKER] === true
+  );
+}
 
 const MAX_BODY_CHARS = 500;
 
@@ -37,11 +57,11 @@ export function networkReason(error: unknown): string | undefined {
 }
 
 export function statusOf(error: unknown): number | undefined {
-  return APICallError.isInstance(error) ? error.statusCode : undefined;
+  return isApiCallError(error) ? error.statusCode : undefined;
 }
 
 function isNetworkError(error: unknown): boolean {
-  if (APICallError.isInstance(error)) return error.statusCode === undefined;
+  if (isApiCallError(error)) return error.statusCode === undefined;
   if (error instanceof TypeError && /fetch failed|failed to fetch|terminated/i.test(error.message))
     return true;
   return networkReason(error) !== undefined && !(error instanceof WardenError);
@@ -67,7 +87,7 @@ export function isRetryableError(error: unknown): boolean {
 
 /** Seconds or an HTTP date from Retry-After, in ms; undefined when absent or unreadable. */
 export function retryAfterMs(error: unknown): number | undefined {
-  if (!APICallError.isInstance(error)) return undefined;
+  if (!isApiCallError(error)) return undefined;
   const header = error.responseHeaders?.["retry-after"];
   if (header === undefined) return undefined;
   const seconds = Number(header);
@@ -76,7 +96,7 @@ export function retryAfterMs(error: unknown): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-function providerMessage(error: APICallError): string {
+function providerMessage(error: ApiCallErrorLike): string {
   const message = error.message.trim();
   if (message !== "" && !/^Bad Request$|^Internal Server Error$/i.test(message)) return message;
   return (error.responseBody ?? message).slice(0, MAX_BODY_CHARS);
@@ -95,7 +115,7 @@ export function toModelError(options: {
   const after = requests > 1 ? ` (after ${requests} requests)` : "";
   const base = { provider: modelId.split(":")[0], model: modelId, endpoint, requests };
   const status = statusOf(error);
-  if (APICallError.isInstance(error) && status !== undefined) {
+  if (isApiCallError(error) && status !== undefined) {
     const responseBody = error.responseBody?.slice(0, MAX_BODY_CHARS);
     const details = { ...base, status, responseBody };
     if (status === 401 || status === 403) {

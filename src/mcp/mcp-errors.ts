@@ -9,7 +9,9 @@
  *   MODEL_TIMEOUT, SANDBOX_TIMEOUT, CHECK_TIMEOUT  -32001 RequestTimeout (a check past the guard
  *                                                  service's limit is a fail-closed Decision, not this)
  *   ABORTED                                        -32000 ConnectionClosed (shutting down or cancelled)
- *   everything else                                -32603 InternalError
+ *   everything else                                -32603 InternalError (MISSING_DEPENDENCY among them:
+ *                                                  the server's install lacks an optional package; its
+ *                                                  `details.install` names the command)
  *
  * The error's `data` carries the Warden code and details: `{ wardenCode, details? }`. An INTERNAL error,
  * or anything that is not a WardenError, goes out as "internal error" with nothing of its message.
@@ -40,6 +42,7 @@ export const MCP_ERROR_CODE_BY_WARDEN_CODE: Readonly<Record<ErrorCode, number>> 
   ABORTED: McpErrorCode.ConnectionClosed,
   CHECK_TIMEOUT: McpErrorCode.RequestTimeout,
   CHECK_WORKER_FAILED: McpErrorCode.InternalError,
+  MISSING_DEPENDENCY: McpErrorCode.InternalError,
   INTERNAL: McpErrorCode.InternalError,
 };
 

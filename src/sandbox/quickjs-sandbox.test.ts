@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WardenError } from "../core/errors.js";
-import { createQuickJsSandbox, type QuickJsSandbox } from "./quickjs-sandbox.js";
+import { createQuickJsSandbox, openQuickJsSandbox, type QuickJsSandbox } from "./quickjs-sandbox.js";
 import type { SandboxResult } from "./sandbox.js";
 
 let sandbox: QuickJsSandbox;
@@ -170,5 +170,23 @@ describe("closing the pool", () => {
     expect(results.map((r) => r.ok === false && r.error.code)).toEqual(["ABORTED", "ABORTED"]);
     const after = await pool.run({ code: "finish({ label: 0 });", data: null });
     expect(after.ok === false && after.error.code).toBe("ABORTED");
+  });
+});
+
+describe("the sandbox without QuickJS installed", () => {
+  it("fails every run with MISSING_DEPENDENCY naming the package, and starts no more workers", async () => {
+    const name = "quickjs-emscripten-not-installed";
+    const pool = openQuickJsSandbox({ options: { workers: 1 }, quickjsPackage: name });
+    try {
+      const first = await pool.run({ code: 'finish({ label: 0, reasons: {}, output: "x" })', data: null });
+      expect(first).toMatchObject({ ok: false, error: { code: "MISSING_DEPENDENCY" } });
+      expect(first.ok ? "" : first.error.message).toContain(`need the optional package ${name}`);
+      expect(first.ok ? "" : first.error.message).toContain(`npm install ${name}`);
+      const again = await pool.run({ code: "finish({})", data: null });
+      expect(again).toMatchObject({ ok: false, error: { code: "MISSING_DEPENDENCY" } });
+      expect(pool.stats()).toMatchObject({ workers: 0, queued: 0, replaced: 0 });
+    } finally {
+      await pool.close();
+    }
   });
 });

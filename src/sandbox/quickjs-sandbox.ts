@@ -129,7 +129,15 @@ function failure(code: ErrorCode, message: string, ms = 0): SandboxResult {
 }
 
 export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): QuickJsSandbox {
-  const config = parseWith({ schema: OptionsSchema, value: options, what: "sandbox options" });
+  return openQuickJsSandbox({ options });
+}
+
+/** createQuickJsSandbox with the package QuickJS is imported from given (tests: one not installed). */
+export function openQuickJsSandbox(o: {
+  options: QuickJsSandboxOptions;
+  quickjsPackage?: string;
+}): QuickJsSandbox {
+  const config = parseWith({ schema: OptionsSchema, value: o.options, what: "sandbox options" });
   const size = config.workers ?? Math.max(1, os.availableParallelism() - 1);
   const baseLimits = resolveSandboxLimits({ override: config.limits ?? {} });
   const workerUrl = config.workerUrl ?? defaultWorkerUrl();
@@ -145,6 +153,8 @@ export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): Quick
   let replaced = 0;
   let startFailures = 0;
   let lastStartError = "";
+  /** Set when QuickJS cannot be loaded at all (not installed): every run fails with it, no worker respawns. */
+  let unavailable: { code: ErrorCode; message: string } | undefined;
 
   function margin(limits: SandboxLimits): number {
     return config.watchdogMarginMs ?? Math.max(1000, Math.round(limits.timeMs / 2));
@@ -175,7 +185,10 @@ export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): Quick
 
   function spawn(index: number): void {
     const control = new Int32Array(new SharedArrayBuffer(4 * PIPELINE_DEPTH));
-    const init: WorkerInit = { control: control.buffer as SharedArrayBuffer };
+    const init: WorkerInit = {
+      control: control.buffer as SharedArrayBuffer,
+      ...(o.quickjsPackage ? { quickjsPackage: o.quickjsPackage } : {}),
+    };
     const worker = new Worker(workerUrl, {
       workerData: init,
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
@@ -221,7 +234,8 @@ export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): Quick
       for (const wake of slot.readyWaiters.splice(0)) wake();
       dispatch();
     } else if (message.type === "fatal") {
-      lost(slot, message.message);
+      if (message.code === "MISSING_DEPENDENCY") giveUp({ code: message.code, message: message.message });
+      else lost(slot, message.message);
     } else if (message.type === "result") {
       const head = slot.jobs[0];
       if (!head || head.id !== message.id) return;
@@ -273,6 +287,21 @@ export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): Quick
     }
     spawn(slots.indexOf(slot));
     dispatch();
+  }
+
+  /** QuickJS is not there: retrying cannot help, so every run in hand, queued or to come fails with why. */
+  function giveUp(error: { code: ErrorCode; message: string }): void {
+    unavailable = error;
+    for (const slot of slots) {
+      if (slot.state === "dead") continue;
+      slot.state = "dead";
+      clearTimeout(slot.watchdog);
+      clearTimeout(slot.startTimer);
+      for (const wake of slot.readyWaiters.splice(0)) wake();
+      void slot.worker.terminate().catch(() => undefined);
+      for (const job of slot.jobs.splice(0)) settle(job, failure(error.code, error.message));
+    }
+    for (const job of queue.splice(0)) settle(job, failure(error.code, error.message));
   }
 
   function hung(slot: Slot): void {
@@ -342,6 +371,7 @@ export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): Quick
   async function run(runOptions: SandboxRunOptions): Promise<SandboxResult> {
     const parsed = parseWith({ schema: RunOptionsSchema, value: runOptions, what: "sandbox run options" });
     if (closed) return failure("ABORTED", "The sandbox is closed.");
+    if (unavailable) return failure(unavailable.code, unavailable.message);
     const limits = parsed.limits
       ? resolveSandboxLimits({ base: baseLimits, override: parsed.limits })
       : baseLimits;

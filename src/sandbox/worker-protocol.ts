@@ -2,11 +2,14 @@
  * Messages between the sandbox pool (main thread) and its QuickJS workers. Prelude sources are sent to a
  * worker once and referred to by id afterwards, so a run only carries the program and the case data.
  */
+import type { ErrorCode } from "../core/errors.js";
 import type { SandboxLimits, SandboxResult } from "./sandbox.js";
 
 export interface WorkerInit {
   /** Abort words shared with the pool (PIPELINE_DEPTH of them): a word holding a run's id aborts it. */
   control: SharedArrayBuffer;
+  /** The package QuickJS is imported from (default quickjs-emscripten; tests name one not installed). */
+  quickjsPackage?: string;
 }
 
 /** Runs a worker holds at once: the running one and the next, so it never waits for the main thread. */
@@ -32,4 +35,5 @@ export type ToWorkerMessage = RunJobMessage;
 export type FromWorkerMessage =
   | { type: "ready" }
   | { type: "result"; id: number; result: SandboxResult }
-  | { type: "fatal"; message: string };
+  /** The worker cannot run programs; MISSING_DEPENDENCY (QuickJS not installed) is final, others are retried. */
+  | { type: "fatal"; message: string; code?: ErrorCode };

@@ -12,6 +12,9 @@
  *   INVALID_POLICY         422  a policy document is invalid
  *   EXTRACTION_FAILED      422  the subject could not be read
  *   UNSUPPORTED            501  the server cannot do what was asked
+ *   MISSING_DEPENDENCY     501  what was asked needs an optional package this server's install lacks
+ *                               (a model provider, pg, node-llama-cpp, QuickJS); `details.install` says
+ *                               how the operator adds it
  *   MODEL_UNAVAILABLE      502  the model provider failed or answered nonsense (engines usually turn
  *   MODEL_OUTPUT_INVALID   502  these into fail-closed Decisions; these statuses are for the rest)
  *   MODEL_TIMEOUT          504
@@ -62,6 +65,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ABORTED: 503,
   CHECK_TIMEOUT: 504,
   CHECK_WORKER_FAILED: 500,
+  MISSING_DEPENDENCY: 501,
   INTERNAL: 500,
 };
 

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError } from "../core/errors.js";
 import { demonstrationContentHash } from "./content-hash.js";
 import { MIGRATIONS, migratePostgres } from "./migrations.js";
-import { createPostgresStore } from "./postgres-store.js";
+import { createPostgresStore, openPostgresStore, type PostgresStoreOptions } from "./postgres-store.js";
 import { describeStoreConformance } from "./store-conformance.js";
 
 // Runs against a real server when WARDEN_TEST_PG_URL is set, e.g.
@@ -144,5 +144,32 @@ describe("PostgreSQL store options", () => {
     expect(
       isWardenError(badSchema) && badSchema.code === "INVALID_INPUT" && badSchema.message.includes("schema"),
     ).toBe(true);
+  });
+});
+
+describe("PostgreSQL store without pg installed", () => {
+  it("fails with MISSING_DEPENDENCY naming pg and its install command", async () => {
+    const error = await openPostgresStore({
+      options: { url: "postgres://127.0.0.1:9/none" },
+      loadPg: () =>
+        Promise.reject(
+          Object.assign(new Error("Cannot find package 'pg' imported from /app/dist/index.js"), {
+            code: "ERR_MODULE_NOT_FOUND",
+          }),
+        ),
+    }).catch((e: unknown) => e);
+    expect(isWardenError(error)).toBe(true);
+    expect(error).toMatchObject({
+      code: "MISSING_DEPENDENCY",
+      details: { package: "pg", install: "npm install pg" },
+    });
+    expect((error as Error).message).toContain("PostgreSQL stores need the optional package pg");
+  });
+
+  it("takes a pg Pool as the caller's pool (its public type is Kysely's PostgresPool, not pg's)", async () => {
+    const pool = new pg.Pool({ connectionString: "postgres://127.0.0.1:9/none", max: 1 });
+    const options: PostgresStoreOptions = { pool };
+    expect(options.pool).toBe(pool);
+    await pool.end();
   });
 });

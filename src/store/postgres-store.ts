@@ -5,11 +5,16 @@
  * run's) tables in their own PostgreSQL schema, created on open. addDemonstrationOnce serialises callers of
  * the same policy and content with a transaction-scoped advisory lock, which every connection to the
  * database sees.
+ *
+ * pg is an optional peer dependency, imported only when Warden opens a pool from a URL (a caller that
+ * passes its own pool has pg already); without it the store fails with MISSING_DEPENDENCY naming it. The
+ * public types name Kysely's PostgresPool, which a pg Pool satisfies, so they compile without pg's.
  */
-import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
+import { Kysely, PostgresDialect, type PostgresPool, sql } from "kysely";
+import type pg from "pg";
 import { z } from "zod";
 import { toWardenError, WardenError } from "../core/errors.js";
+import { importOptional } from "../core/optional-import.js";
 import { parseWith } from "../core/validate.js";
 import { createKyselyStore, type StoreTables } from "./kysely-store.js";
 import { migratePostgres } from "./migrations.js";
@@ -23,13 +28,31 @@ export type PostgresStoreOptions = (
       maxConnections?: number;
     }
   | {
-      /** A pool the caller owns: Warden uses it and leaves it open on close(). */
-      pool: pg.Pool;
+      /** A pool the caller owns (a pg Pool): Warden uses it and leaves it open on close(). */
+      pool: PostgresPool;
     }
 ) & {
   /** PostgreSQL schema holding Warden's tables (default: the connection's search_path, usually public). */
   schema?: string;
 };
+
+/** Loads pg; the default imports it, tests pass one that fails. */
+export type PgLoader = () => Promise<{ default: typeof pg }>;
+
+/** Literal import(), so a bundler sees the package name and keeps it external. */
+const importPg: PgLoader = () => import("pg");
+
+/** A pool Warden opens itself: it also listens for idle clients' errors. */
+type OwnedPool = pg.Pool;
+
+async function openPool(options: { url: string; max: number; loadPg: PgLoader }): Promise<OwnedPool> {
+  const { default: pgModule } = await importOptional({
+    packageName: "pg",
+    feature: "PostgreSQL stores",
+    load: options.loadPg,
+  });
+  return new pgModule.Pool({ connectionString: options.url, max: options.max });
+}
 
 const SchemaName = z
   .string()
@@ -45,15 +68,23 @@ const UrlOptionsSchema = z.object({
 });
 
 const PoolOptionsSchema = z.object({
-  pool: z.custom<pg.Pool>(
+  pool: z.custom<PostgresPool>(
     (v) => typeof v === "object" && v !== null && typeof (v as { connect?: unknown }).connect === "function",
     "must be a pg Pool",
   ),
   schema: SchemaName.optional(),
 });
 
-export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
-  const raw: unknown = options;
+export function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  return openPostgresStore({ options, loadPg: importPg });
+}
+
+/** createPostgresStore with the way pg is loaded given (tests: a package that is not installed). */
+export async function openPostgresStore(o: {
+  options: PostgresStoreOptions;
+  loadPg: PgLoader;
+}): Promise<Store> {
+  const raw: unknown = o.options;
   const hasPool = typeof raw === "object" && raw !== null && "pool" in raw;
   const hasUrl = typeof raw === "object" && raw !== null && "url" in raw;
   if (hasPool === hasUrl) {
@@ -66,18 +97,22 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const parsed = hasUrl
     ? parseWith({ schema: UrlOptionsSchema, value: raw, what: "PostgreSQL store options" })
     : parseWith({ schema: PoolOptionsSchema, value: raw, what: "PostgreSQL store options" });
-  const ownsPool = "url" in parsed;
-  const pool =
+  const owned =
     "url" in parsed
-      ? new pg.Pool({ connectionString: parsed.url, max: parsed.maxConnections ?? 10 })
-      : (parsed.pool as pg.Pool);
+      ? await openPool({
+          url: parsed.url,
+          max: parsed.maxConnections ?? 10,
+          loadPg: o.loadPg,
+        })
+      : undefined;
+  const given = "pool" in parsed ? (parsed.pool as PostgresPool) : undefined;
   // An idle client losing its connection must not crash the host process.
   const onPoolError = () => undefined;
-  if (ownsPool) pool.on("error", onPoolError);
+  owned?.on("error", onPoolError);
   const db = new Kysely<StoreTables>({
     dialect: new PostgresDialect({
       // Kysely ends the pool on destroy(); a caller-owned pool must stay open.
-      pool: ownsPool ? pool : { connect: () => pool.connect(), end: async () => undefined },
+      pool: owned ?? { connect: () => (given as PostgresPool).connect(), end: async () => undefined },
     }),
   });
   try {
@@ -108,7 +143,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       }),
     close: async () => {
       await db.destroy();
-      if (ownsPool) pool.off("error", onPoolError);
+      owned?.off("error", onPoolError);
     },
   });
 }

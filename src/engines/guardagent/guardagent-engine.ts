@@ -239,6 +239,10 @@ export function createGuardAgentEngine(options: GuardAgentEngineOptions): GuardA
         }
         return finish(decision);
       }
+      // No rewrite of the program helps when the sandbox itself is not installed: fail closed at once.
+      if (run.error.code === "MISSING_DEPENDENCY") {
+        return finish(failure({ policy, code: run.error.code, message: run.error.message, trace, answer }));
+      }
       if (round >= debugRounds) {
         return finish(
           failure({
