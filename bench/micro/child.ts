@@ -8,6 +8,7 @@
  */
 import { benchCompiledChecks } from "./compiled-checks.js";
 import { benchLtl } from "./ltl.js";
+import { benchMcpProxy } from "./mcp-proxy.js";
 import { benchRetrieval } from "./retrieval.js";
 import { benchSandboxThroughput } from "./sandbox-throughput.js";
 import { benchShield } from "./shield.js";
@@ -19,6 +20,7 @@ const runners: Record<string, (options: never) => Promise<unknown>> = {
   "compiled-checks": benchCompiledChecks,
   ltl: benchLtl,
   shield: benchShield,
+  "mcp-proxy": benchMcpProxy,
 };
 
 const [name, json] = process.argv.slice(2);
