@@ -6,6 +6,7 @@
  *
  * Usage: `tsx bench/micro/child.ts <name> [options-json]`.
  */
+import { benchCedar } from "./cedar.js";
 import { benchCompiledChecks } from "./compiled-checks.js";
 import { benchLtl } from "./ltl.js";
 import { benchMcpProxy } from "./mcp-proxy.js";
@@ -21,6 +22,7 @@ const runners: Record<string, (options: never) => Promise<unknown>> = {
   ltl: benchLtl,
   shield: benchShield,
   "mcp-proxy": benchMcpProxy,
+  cedar: benchCedar,
 };
 
 const [name, json] = process.argv.slice(2);
