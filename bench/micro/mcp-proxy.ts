@@ -40,6 +40,11 @@ const OptionsSchema = z.object({
   warmup: z.number().int().min(0).default(300),
   /** The timed calls are taken in this many rounds, the paths taking turns (default 20). */
   rounds: z.number().int().positive().default(20),
+  /**
+   * Size of the file read (default 1,024 characters): every answer crosses the proxy's extra hop, and the
+   * proxy keeps its start in the session's trajectory, so this sets how much each call carries.
+   */
+  fileBytes: z.number().int().min(0).max(1_000_000).default(1024),
 });
 
 export type BenchMcpProxyOptions = z.input<typeof OptionsSchema>;
@@ -81,6 +86,13 @@ const TOOL = "read_text_file";
 /** USER_HZ: the unit of /proc/<pid>/stat CPU times, 100 on every Linux Node supports. */
 const CLOCK_TICKS_PER_SECOND = 100;
 const CONTENT = "remember the milk";
+
+/** The file read on every call: CONTENT, then ordinary lines up to about `bytes` characters. */
+function fileText(bytes: number): string {
+  const lines = [CONTENT];
+  for (let i = 1; lines.join("\n").length < bytes; i++) lines.push(`line ${i}: the quick brown fox jumps`);
+  return `${lines.join("\n")}\n`;
+}
 
 /** The filesystem server's entry point: `node SERVER <allowed directory>`. */
 function serverEntry(root: string): string {
@@ -161,7 +173,7 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
   const workspace = join(dir, "workspace");
   mkdirSync(workspace);
   const file = join(workspace, "notes.txt");
-  writeFileSync(file, `${CONTENT}\n`);
+  writeFileSync(file, fileText(o.fileBytes));
   const policy = policyFor(workspace);
   const policyFile = join(dir, "policy.json");
   writeFileSync(policyFile, JSON.stringify(policy));
