@@ -116,6 +116,22 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
       ? `| LTLf agrees with the reference evaluator on >= 100,000 random pairs | ${why(ltl)} | — |`
       : `| LTLf agrees with the reference evaluator on >= 100,000 random pairs | ${pairs} pairs, ${failures} disagreements | ${met(pairs >= 100_000 && failures === 0)} |`,
   );
+
+  const proxy = results["micro:mcp-proxy"];
+  const added = num(proxy, "addedP50Ms");
+  lines.push(
+    added === undefined
+      ? `| MCP proxy adds <= 0.3 ms per tools/call at p50 over calling the upstream directly | ${why(proxy)} | — |`
+      : `| MCP proxy (\`warden mcp proxy\`, stdio) adds <= 0.3 ms per tools/call at p50 over calling the upstream (server-filesystem, stdio) directly, same client, same run | +${fmt(added, 3)} ms (proxied p50 ${fmt(num(proxy, "proxied", "p50Ms"), 3)} ms vs direct ${fmt(num(proxy, "direct", "p50Ms"), 3)} ms; in-process library +${fmt(num(proxy, "libraryAddedP50Ms"), 3)} ms; proxy CPU ${fmt(num(proxy, "proxyCpuMsPerCall"), 3)} ms per call); every call answered: ${record(proxy)?.allAnswered === true ? "yes" : "no"} | ${met(added <= 0.3 && record(proxy)?.allAnswered === true)} |`,
+  );
+
+  const cedar = results["micro:cedar"];
+  const us = record(record(cedar)?.usPerDecision);
+  lines.push(
+    us === undefined
+      ? `| side by side (not a goal): compiled engine vs Cedar on the mcp-tools policy | ${why(cedar)} | — |`
+      : `| side by side (not a goal): compiled engine vs Cedar ${String(record(cedar)?.cedarVersion ?? "")} (wasm) on the mcp-tools tool rules written in Cedar, ${num(cedar, "requests")} calls | Warden ${fmt(num(us, "wardenGuard"), 2)} µs per decision through createGuard (engine alone ${fmt(num(us, "wardenEngine"), 2)} µs); Cedar ${fmt(num(us, "cedarPreparsed"), 2)} µs preparsed (${fmt(num(us, "cedarParsedEachCall"), 1)} µs parsing the policy text each call); Cedar/Warden ${fmt(num(cedar, "cedarOverWardenGuard"), 2)}; same decisions: ${record(cedar)?.sameDecisions === true ? "yes" : "**no**"} | — |`,
+  );
   lines.push("");
   return lines;
 }

@@ -112,6 +112,10 @@ await micro("sandbox-throughput", quick ? { runs: 500 } : { runs: 3_000 });
 await micro("compiled-checks", { data: eicu, seconds: quick ? 1 : 8 });
 await micro("ltl", quick ? { pairs: 5_000 } : {});
 await micro("shield", quick ? { runs: 1 } : {});
+// The MCP guard proxy beside its floor: the same client calling the filesystem server directly.
+await micro("mcp-proxy", quick ? { calls: 200, warmup: 50 } : {});
+// The compiled engine beside Cedar (wasm) on the bundled tool policy written in Cedar: same decisions.
+await micro("cedar", quick ? { passes: 40 } : {});
 
 const info = runInfo();
 const record = { suite: "warden offline benchmarks", quick, info, datasets, results };

@@ -6,8 +6,10 @@
  *
  * Usage: `tsx bench/micro/child.ts <name> [options-json]`.
  */
+import { benchCedar } from "./cedar.js";
 import { benchCompiledChecks } from "./compiled-checks.js";
 import { benchLtl } from "./ltl.js";
+import { benchMcpProxy } from "./mcp-proxy.js";
 import { benchRetrieval } from "./retrieval.js";
 import { benchSandboxThroughput } from "./sandbox-throughput.js";
 import { benchShield } from "./shield.js";
@@ -19,6 +21,8 @@ const runners: Record<string, (options: never) => Promise<unknown>> = {
   "compiled-checks": benchCompiledChecks,
   ltl: benchLtl,
   shield: benchShield,
+  "mcp-proxy": benchMcpProxy,
+  cedar: benchCedar,
 };
 
 const [name, json] = process.argv.slice(2);

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Decision } from "../core/decision.js";
 import { issueApiKey } from "../store/key-directory.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
@@ -108,7 +108,8 @@ describe("CLI commands over stdio and HTTP", () => {
         .split("\n")
         .map((l) => JSON.parse(l));
       expect(received).toEqual([{ name: "filesystem.delete_file", args: { path: "/tmp/old.log" } }]);
-      expect(stderr).toContain('"msg":"blocked"');
+      // The log line is written after the answer goes out, so it may arrive just after it.
+      await vi.waitFor(() => expect(stderr).toContain('"msg":"blocked"'));
     } finally {
       await client.close();
       rmSync(dir, { recursive: true, force: true });

@@ -42,7 +42,6 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
-  CallToolResultSchema,
   CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
@@ -212,10 +211,18 @@ function truncated(text: string): string {
   return text.length > MAX_OBSERVATION_CHARS ? `${text.slice(0, MAX_OBSERVATION_CHARS)}…` : text;
 }
 
-function observationOf(result: CallToolResult): string {
-  return truncated(
-    (result.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n"),
+/**
+ * The text of a tools/call result, read defensively: the proxy's client takes the upstream's answer
+ * through the loose schema (its server side validates it as a tool result before it goes out, once), so
+ * any field may be missing or of another shape here.
+ */
+function observationOf(result: ServerResult): string {
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content)) return "";
+  const parts = content.map((c: { type?: unknown; text?: unknown } | null) =>
+    c?.type === "text" && typeof c.text === "string" ? c.text : `[${String(c?.type)}]`,
   );
+  return truncated(parts.join("\n"));
 }
 
 /**
@@ -337,13 +344,11 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   };
 
   /** The upstream tool's input schema: from the cache, or from one lazy listing when it is not known. */
-  const inputSchemaOf = async (tool: string): Promise<unknown> => {
-    if (!toolSchemas.schemas.has(tool) && !toolSchemas.complete) {
-      toolSchemas.fetching ??= fetchToolSchemas().finally(() => {
-        toolSchemas.fetching = undefined;
-      });
-      await toolSchemas.fetching;
-    }
+  const fetchInputSchema = async (tool: string): Promise<unknown> => {
+    toolSchemas.fetching ??= fetchToolSchemas().finally(() => {
+      toolSchemas.fetching = undefined;
+    });
+    await toolSchemas.fetching;
     return toolSchemas.schemas.get(tool);
   };
 
@@ -412,16 +417,18 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     const forwarded = decision.allowed;
     if (forwarded) stats.forwarded++;
     else stats.blocked++;
-    logger?.info(
-      {
+    if (logger) {
+      const line = {
         tool: checkedAs,
         verdict: decision.verdict,
         rules: decision.violations.map((v) => v.ruleId),
         engine: decision.engine,
         ms: performance.now() - started,
-      },
-      forwarded ? "forwarded" : "blocked",
-    );
+      };
+      // Written once the answer is on its way: the line (a synchronous write to stderr in the CLI) stays
+      // off the path the agent waits on, and lines keep their order.
+      setImmediate(() => logger.info(line, forwarded ? "forwarded" : "blocked"));
+    }
     options.onDecision?.({ tool: call.tool, checkedAs, decision, forwarded });
     return { checkedAs, decision };
   };
@@ -441,12 +448,16 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = request.params.name;
-    const inputSchema = await inputSchemaOf(tool);
+    // Known schemas are read at once: no promise on the path of every call.
+    const inputSchema =
+      toolSchemas.schemas.has(tool) || toolSchemas.complete
+        ? toolSchemas.schemas.get(tool)
+        : await fetchInputSchema(tool);
     let args = request.params.arguments ?? {};
     let rewritten = false;
     if (o.realPaths) {
       const base = policy.rules?.paths?.base;
-      const real = await realPathArgs({ args, inputSchema, ...(base ? { base } : {}) });
+      const real = realPathArgs({ args, inputSchema, ...(base ? { base } : {}) });
       if (real.rewrites.length > 0) {
         args = real.args;
         rewritten = true;
@@ -469,12 +480,14 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
             : {}),
         ...(request.params._meta !== undefined ? { _meta: request.params._meta } : {}),
       };
-      const result = (await client.request({ method: "tools/call", params }, CallToolResultSchema, {
+      // The loose schema: the server side validates the answer as a tool result on its way out, so a
+      // second validation here would only repeat it.
+      const result = await client.request({ method: "tools/call", params }, ResultSchema, {
         signal: extra.signal,
         ...(timeout ? { timeout } : {}),
-      })) as CallToolResult;
+      });
       step.observation = observationOf(result);
-      return result;
+      return result as CallToolResult;
     } catch (error) {
       throw toMcpError({ error });
     }

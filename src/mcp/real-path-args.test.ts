@@ -16,8 +16,8 @@ symlinkSync("loop-a", join(root, "tmp", "loop-b"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("realPathArgs", () => {
-  it("replaces each named path argument by its real path, keeping a missing tail", async () => {
-    const { args, rewrites } = await realPathArgs({
+  it("replaces each named path argument by its real path, keeping a missing tail", () => {
+    const { args, rewrites } = realPathArgs({
       args: {
         path: `${root}/tmp/link/c.txt`,
         paths: [`${root}/app/config.txt`, `${root}/app/.env`],
@@ -35,12 +35,12 @@ describe("realPathArgs", () => {
     expect(rewrites.map((r) => r.at)).toEqual(["path", "paths.0", "source"]);
   });
 
-  it("reads relative paths against the base, and takes path arguments from the tool's schema", async () => {
+  it("reads relative paths against the base, and takes path arguments from the tool's schema", () => {
     const inputSchema = {
       type: "object",
       properties: { items: { type: "array", items: { type: "string", description: "File path" } } },
     };
-    const { args } = await realPathArgs({
+    const { args } = realPathArgs({
       args: { items: ["tmp/link/x", "notes.md"] },
       inputSchema,
       base: root,
@@ -48,21 +48,21 @@ describe("realPathArgs", () => {
     expect(args).toEqual({ items: [`${root}/app/x`, "notes.md"] });
   });
 
-  it("returns the very arguments when nothing changes, and leaves what it cannot resolve", async () => {
+  it("returns the very arguments when nothing changes, and leaves what it cannot resolve", () => {
     const original = {
       path: `${root}/app/plain.txt`,
       file: "~/x",
       dir: "relative/no-base",
       cwd: `${root}/tmp/loop-a`,
     };
-    const { args, rewrites } = await realPathArgs({ args: original });
+    const { args, rewrites } = realPathArgs({ args: original });
     expect(args).toBe(original);
     expect(rewrites).toEqual([]);
   });
 
-  it("keeps a __proto__ key an own property", async () => {
+  it("keeps a __proto__ key an own property", () => {
     const args = JSON.parse(`{"__proto__": {"path": "${root}/tmp/link/y"}}`) as Record<string, unknown>;
-    const out = await realPathArgs({ args });
+    const out = realPathArgs({ args });
     expect(Object.getPrototypeOf(out.args)).toBe(Object.prototype);
     expect(Object.hasOwn(out.args, "__proto__")).toBe(true);
     const own = Object.getOwnPropertyDescriptor(out.args, "__proto__")?.value as { path: string };

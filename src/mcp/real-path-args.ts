@@ -9,8 +9,12 @@
  *
  * Only arguments named as paths (`path`, `paths`, `source`, `destination`…, by their name or the tool's
  * schema) are rewritten, never a value that merely looks like a path (a file's content `/tmp/x`).
+ *
+ * The lookups are synchronous: each is one realpath(3) of a local path, a few microseconds from the
+ * kernel's caches, while the promise form sends it through the thread pool and back, which costs more
+ * than the lookup itself on every proxied call (the proxy is for an upstream on this machine's disks).
  */
-import { lstat, readlink, realpath } from "node:fs/promises";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { posix } from "node:path";
 import { kindFromName, kindsFromSchema } from "../core/arg-kinds.js";
 
@@ -38,25 +42,34 @@ function namedPath(options: { segments: string[]; inputSchema?: unknown }): bool
   );
 }
 
+/** What `read` returns, or undefined when it throws (a missing file, a permission refused). */
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The path with every symbolic link resolved, a missing tail appended to its real parent; undefined for
  * a link loop or a path too deep to follow (the server cannot open it either, so it is left as given).
  */
-async function realPathOf(path: string, hops: number): Promise<string | undefined> {
+function realPathOf(path: string, hops: number): string | undefined {
   if (hops > MAX_HOPS) return undefined;
   try {
-    return await realpath(path);
+    return realpathSync.native(path);
   } catch {
     // A dangling link: follow it by hand, so its target is what is checked.
-    const link = await lstat(path).catch(() => undefined);
+    const link = attempt(() => lstatSync(path));
     if (link?.isSymbolicLink()) {
-      const target = await readlink(path).catch(() => undefined);
+      const target = attempt(() => readlinkSync(path, "utf8"));
       if (target === undefined) return undefined;
       return realPathOf(posix.resolve(posix.dirname(path), target), hops + 1);
     }
     const parent = posix.dirname(path);
     if (parent === path) return path;
-    const realParent = await realPathOf(parent, hops + 1);
+    const realParent = realPathOf(parent, hops + 1);
     return realParent === undefined ? undefined : posix.join(realParent, posix.basename(path));
   }
 }
@@ -75,41 +88,35 @@ function serverPath(value: string, base: string | undefined): string | undefined
  * The arguments with each named path argument replaced by its real path where that differs (a copy;
  * the input is not changed), and the list of what was rewritten.
  */
-export async function realPathArgs(options: {
+export function realPathArgs(options: {
   args: Record<string, unknown>;
   inputSchema?: unknown;
   /** What relative paths resolve against (the policy's `rules.paths.base`). */
   base?: string;
-}): Promise<{ args: Record<string, unknown>; rewrites: RealPathRewrite[] }> {
+}): { args: Record<string, unknown>; rewrites: RealPathRewrite[] } {
   const rewrites: RealPathRewrite[] = [];
-  const visit = async (value: unknown, segments: string[], depth: number): Promise<unknown> => {
+  const visit = (value: unknown, segments: string[], depth: number): unknown => {
     if (depth > MAX_HOPS) return value;
     if (typeof value === "string") {
       if (segments.length === 0 || !namedPath({ segments, inputSchema: options.inputSchema })) return value;
       const resolved = serverPath(value, options.base);
       if (resolved === undefined) return value;
-      const real = await realPathOf(resolved, 0);
+      const real = realPathOf(resolved, 0);
       if (real === undefined || real === resolved) return value;
       rewrites.push({ at: segments.join("."), from: value, to: real });
       return real;
     }
-    // One at a time, so the rewrites are listed in argument order.
-    if (Array.isArray(value)) {
-      const out: unknown[] = [];
-      for (const [i, item] of value.entries())
-        out.push(await visit(item, [...segments, String(i)], depth + 1));
-      return out;
-    }
+    if (Array.isArray(value)) return value.map((item, i) => visit(item, [...segments, String(i)], depth + 1));
     if (isRecord(value)) {
       const entries: [string, unknown][] = [];
       for (const [key, item] of Object.entries(value)) {
-        entries.push([key, await visit(item, [...segments, key], depth + 1)]);
+        entries.push([key, visit(item, [...segments, key], depth + 1)]);
       }
       // fromEntries, not assignment: a key "__proto__" stays an own property.
       return Object.fromEntries(entries);
     }
     return value;
   };
-  const args = (await visit(options.args, [], 0)) as Record<string, unknown>;
+  const args = visit(options.args, [], 0) as Record<string, unknown>;
   return { args: rewrites.length > 0 ? args : options.args, rewrites };
 }
