@@ -110,6 +110,8 @@ await micro("sandbox-throughput", quick ? { runs: 500 } : { runs: 3_000 });
 await micro("compiled-checks", { data: eicu, seconds: quick ? 1 : 8 });
 await micro("ltl", quick ? { pairs: 5_000 } : {});
 await micro("shield", quick ? { runs: 1 } : {});
+// `warden serve` beside a bare Hono handler parsing the same body (its floor), same load, same run.
+await micro("serve", quick ? { seconds: 2, warmupSeconds: 1, rounds: 1 } : { seconds: 10, rounds: 3 });
 
 const info = runInfo();
 const record = { suite: "warden offline benchmarks", quick, info, datasets, results };

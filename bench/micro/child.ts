@@ -10,6 +10,7 @@ import { benchCompiledChecks } from "./compiled-checks.js";
 import { benchLtl } from "./ltl.js";
 import { benchRetrieval } from "./retrieval.js";
 import { benchSandboxThroughput } from "./sandbox-throughput.js";
+import { benchServe } from "./serve.js";
 import { benchShield } from "./shield.js";
 
 // Each runner validates its own options (they come from bench/run.ts, not from users).
@@ -19,6 +20,7 @@ const runners: Record<string, (options: never) => Promise<unknown>> = {
   "compiled-checks": benchCompiledChecks,
   ltl: benchLtl,
   shield: benchShield,
+  serve: benchServe,
 };
 
 const [name, json] = process.argv.slice(2);
