@@ -87,7 +87,11 @@ function answerError(options: { error: unknown; c: Context<AppEnv>; logger: Logg
   return c.json(body, status as 500);
 }
 
-/** Host, origin, CORS, caller and content type, in that order, before any route runs. */
+/**
+ * Host, origin, CORS, caller and content type, in that order, before any route runs. Without CORS origins
+ * (the default) the checks run in one middleware: each layer of Hono's middleware chain costs a request
+ * some promises, and there is nothing to run between them.
+ */
 function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }): void {
   const { app } = options;
   const allowedHosts = allowedHostsFor({
@@ -97,7 +101,7 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
   const corsOrigins = corsOriginsFrom({ origins: options.options.corsOrigins ?? [] });
   const authenticator = options.options.authenticator ?? openAuthenticator();
 
-  app.use("*", async (c, next) => {
+  const admit = (c: Context<AppEnv>) => {
     // The URL's host differs from the Host header only for an absolute-form target; both must name us.
     const header = c.req.header("host");
     const urlHost = new URL(c.req.url).host;
@@ -107,10 +111,8 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
       fetchSite: c.req.header("sec-fetch-site"),
       allowed: corsOrigins,
     });
-    await next();
-  });
-  app.use("*", corsFor({ allowed: corsOrigins }));
-  app.use("*", async (c, next) => {
+  };
+  const identify = async (c: Context<AppEnv>) => {
     if (c.req.path !== "/healthz") {
       const authorization = c.req.header("authorization");
       const caller = await authenticator.authenticate(authorization !== undefined ? { authorization } : {});
@@ -119,6 +121,23 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
       c.set("callerName", caller.name);
     }
     if (c.req.method === "POST") assertJsonContentType({ contentType: c.req.header("content-type") });
+  };
+
+  if (corsOrigins.size === 0) {
+    app.use("*", async (c, next) => {
+      admit(c);
+      await identify(c);
+      await next();
+    });
+    return;
+  }
+  app.use("*", async (c, next) => {
+    admit(c);
+    await next();
+  });
+  app.use("*", corsFor({ allowed: corsOrigins }));
+  app.use("*", async (c, next) => {
+    await identify(c);
     await next();
   });
 }
