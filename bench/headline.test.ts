@@ -42,6 +42,7 @@ describe("headlineMarkdown", () => {
           "micro:serve": {
             connections: 50,
             ratio: { median: ratio, min: ratio - 0.02, max: ratio + 0.01 },
+            cpuRatio: 0.8,
             hono: { requestsPerSecond: 5000, p99Ms: 20 },
             wardenMedian: { requestsPerSecond: 5000 * ratio, p50Ms: 9, p99Ms },
             failures: 0,
@@ -49,7 +50,7 @@ describe("headlineMarkdown", () => {
         },
       }).join("\n");
     expect(serve(0.9, 21)).toMatch(
-      /warden serve.*0\.90 \(rounds 0\.88–0\.91\): 4500 vs 5000 req\/s; p99 21 ms.*\| met \|/,
+      /warden serve.*0\.90 \(rounds 0\.88–0\.91\): 4500 vs 5000 req\/s \(CPU per request: floor\/Warden 0\.80\); p99 21 ms.*\| met \|/,
     );
     expect(serve(0.9, 30)).toMatch(/warden serve.*\*\*not met\*\*/);
     expect(serve(0.6, 20)).toMatch(/warden serve.*\*\*not met\*\*/);

@@ -123,7 +123,7 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
   lines.push(
     serveRatio === undefined || serveP99 === undefined
       ? `| \`warden serve\` >= 0.85 of a bare Hono handler's throughput, p99 <= 25 ms at 50 connections | ${why(serve)} | — |`
-      : `| \`warden serve\` >= 0.85 of a bare Hono handler's throughput (same body parsed, same load, same run), p99 <= 25 ms at ${num(serve, "connections")} connections | ${fmt(serveRatio, 2)} (rounds ${fmt(num(serve, "ratio", "min"), 2)}–${fmt(num(serve, "ratio", "max"), 2)}): ${fmt(num(serve, "wardenMedian", "requestsPerSecond"), 0)} vs ${fmt(num(serve, "hono", "requestsPerSecond"), 0)} req/s; p99 ${fmt(serveP99, 0)} ms (floor ${fmt(num(serve, "hono", "p99Ms"), 0)} ms); failed answers ${num(serve, "failures")} | ${met(serveRatio >= 0.85 && serveP99 <= 25 && num(serve, "failures") === 0)} |`,
+      : `| \`warden serve\` >= 0.85 of a bare Hono handler's throughput (same body parsed, same load, same run), p99 <= 25 ms at ${num(serve, "connections")} connections | ${fmt(serveRatio, 2)} (rounds ${fmt(num(serve, "ratio", "min"), 2)}–${fmt(num(serve, "ratio", "max"), 2)}): ${fmt(num(serve, "wardenMedian", "requestsPerSecond"), 0)} vs ${fmt(num(serve, "hono", "requestsPerSecond"), 0)} req/s (CPU per request: floor/Warden ${fmt(num(serve, "cpuRatio"), 2)}); p99 ${fmt(serveP99, 0)} ms (floor ${fmt(num(serve, "hono", "p99Ms"), 0)} ms); failed answers ${num(serve, "failures")} | ${met(serveRatio >= 0.85 && serveP99 <= 25 && num(serve, "failures") === 0)} |`,
   );
   lines.push("");
   return lines;

@@ -11,7 +11,7 @@
  * Run standalone: `npx tsx bench/micro/serve.ts [seconds]` prints JSON.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, openSync, rmSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -38,6 +38,12 @@ export type BenchServeOptions = z.input<typeof OptionsSchema>;
 
 export interface ServeFigures {
   requestsPerSecond: number;
+  /**
+   * The server process's CPU time (user + system) per answered request, in µs: on a machine shared with
+   * other work, throughput follows whatever CPU the scheduler gives; this follows the work itself.
+   * Undefined where /proc is not available.
+   */
+  cpuUsPerRequest?: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   requests: number;
   errors: number;
@@ -55,6 +61,8 @@ export interface BenchServeResult {
   rounds: { first: "hono" | "warden"; hono: ServeFigures; warden: ServeFigures; ratio: number }[];
   /** Warden req/s over the floor's, per round: the median and the spread. */
   ratio: { median: number; min: number; max: number };
+  /** The floor's CPU per request over Warden's, per round (the ratio a dedicated core would give): median. */
+  cpuRatio?: number;
   /** Medians over the rounds. */
   hono: { requestsPerSecond: number; p99Ms: number };
   wardenMedian: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
@@ -102,7 +110,21 @@ export function subjectBodies(options: { policy: string }): string[] {
 
 interface Target {
   url: string;
+  /** CPU seconds (user + system) the server process has used so far; undefined without /proc. */
+  cpuSeconds(): number | undefined;
   stop(): Promise<void>;
+}
+
+/** A process's CPU seconds from /proc/<pid>/stat (utime + stime, in clock ticks of 1/100 s on Linux). */
+function cpuSecondsOf(options: { pid: number | undefined }): number | undefined {
+  if (options.pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${options.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function startTarget(options: {
@@ -131,6 +153,7 @@ async function startTarget(options: {
   const url = await firstLine({ child, kind, dir });
   return {
     url,
+    cpuSeconds: () => cpuSecondsOf({ pid: child.pid }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -154,13 +177,14 @@ function firstLine(options: { child: ChildProcess; kind: string; dir: string }):
 }
 
 async function load(options: {
-  url: string;
+  target: Target;
   bodies: readonly string[];
   connections: number;
   seconds: number;
 }): Promise<ServeFigures> {
+  const cpuBefore = options.target.cpuSeconds();
   const result = await autocannon({
-    url: options.url,
+    url: options.target.url,
     connections: options.connections,
     duration: options.seconds,
     timeout: 10,
@@ -172,8 +196,11 @@ async function load(options: {
     })),
   });
   const requests = result["2xx"] + result.non2xx;
+  const cpuAfter = options.target.cpuSeconds();
+  const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
   return {
     requestsPerSecond: Math.round(result["2xx"] / result.duration),
+    ...(cpu !== undefined && requests > 0 ? { cpuUsPerRequest: Math.round((cpu * 1e6) / requests) } : {}),
     latencyMs: {
       p50: result.latency.p50,
       p90: result.latency.p90,
@@ -222,19 +249,19 @@ export async function benchServe(input: BenchServeOptions = {}): Promise<BenchSe
       policy: o.policy,
       ...(o.cpuProfDir ? { cpuProfDir: o.cpuProfDir } : {}),
     });
-    const urls = { hono: targets.hono.url, warden: targets.warden.url };
-    const verdicts = await verdictsOf({ url: urls.warden, bodies });
+    const running = { hono: targets.hono, warden: targets.warden };
+    const verdicts = await verdictsOf({ url: running.warden.url, bodies });
     const common = { bodies, connections: o.connections };
     if (o.warmupSeconds > 0) {
       for (const kind of ["hono", "warden"] as const)
-        await load({ ...common, url: urls[kind], seconds: o.warmupSeconds });
+        await load({ ...common, target: running[kind], seconds: o.warmupSeconds });
     }
     const rounds: BenchServeResult["rounds"] = [];
     for (let round = 0; round < o.rounds; round++) {
       const order = round % 2 === 0 ? (["hono", "warden"] as const) : (["warden", "hono"] as const);
       const figures: Partial<Record<"hono" | "warden", ServeFigures>> = {};
       for (const kind of order)
-        figures[kind] = await load({ ...common, url: urls[kind], seconds: o.seconds });
+        figures[kind] = await load({ ...common, target: running[kind], seconds: o.seconds });
       const { hono, warden } = figures as Record<"hono" | "warden", ServeFigures>;
       rounds.push({
         first: order[0],
@@ -261,6 +288,11 @@ function summarize(options: {
   const ratios = rounds.map((r) => r.ratio);
   const ratio = { median: round3(median(ratios)), min: Math.min(...ratios), max: Math.max(...ratios) };
   const wardenP99 = median(rounds.map((r) => r.warden.latencyMs.p99));
+  const cpuRatios = rounds.flatMap((r) =>
+    r.hono.cpuUsPerRequest && r.warden.cpuUsPerRequest
+      ? [r.hono.cpuUsPerRequest / r.warden.cpuUsPerRequest]
+      : [],
+  );
   const failures = rounds.reduce(
     (sum, r) => sum + [r.hono, r.warden].reduce((s, f) => s + f.errors + f.timeouts + f.non2xx, 0),
     0,
@@ -274,6 +306,7 @@ function summarize(options: {
     seconds: o.seconds,
     rounds,
     ratio,
+    ...(cpuRatios.length > 0 ? { cpuRatio: round3(median(cpuRatios)) } : {}),
     hono: {
       requestsPerSecond: median(rounds.map((r) => r.hono.requestsPerSecond)),
       p99Ms: median(rounds.map((r) => r.hono.latencyMs.p99)),
