@@ -35,6 +35,28 @@ describe("headlineMarkdown", () => {
     expect(text).toMatch(/LTLf .*100000 pairs, 0 disagreements \| met \|/);
   });
 
+  it("shows warden serve beside its Hono floor: the ratio, both rates and the p99", () => {
+    const serve = (ratio: number, p99Ms: number) =>
+      headlineMarkdown({
+        results: {
+          "micro:serve": {
+            connections: 50,
+            ratio: { median: ratio, min: ratio - 0.02, max: ratio + 0.01 },
+            cpuRatio: 0.8,
+            hono: { requestsPerSecond: 5000, p99Ms: 20 },
+            wardenMedian: { requestsPerSecond: 5000 * ratio, p50Ms: 9, p99Ms },
+            failures: 0,
+          },
+        },
+      }).join("\n");
+    expect(serve(0.9, 21)).toMatch(
+      /warden serve.*0\.90 \(rounds 0\.88–0\.91\): 4500 vs 5000 req\/s \(CPU per request: floor\/Warden 0\.80\); p99 21 ms.*\| met \|/,
+    );
+    expect(serve(0.9, 30)).toMatch(/warden serve.*\*\*not met\*\*/);
+    expect(serve(0.6, 20)).toMatch(/warden serve.*\*\*not met\*\*/);
+    expect(headlineMarkdown({ results: {} }).join("\n")).toMatch(/warden serve.*did not run/);
+  });
+
   it("judges no goal on a quick run", () => {
     const text = headlineMarkdown({
       results: { "micro:sandbox-throughput": { runsPerSecondPerCore: 5000, p50Ms: 0.2 } },

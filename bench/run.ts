@@ -116,6 +116,8 @@ await micro("shield", quick ? { runs: 1 } : {});
 await micro("mcp-proxy", quick ? { calls: 200, warmup: 50 } : {});
 // The compiled engine beside Cedar (wasm) on the bundled tool policy written in Cedar: same decisions.
 await micro("cedar", quick ? { passes: 40 } : {});
+// `warden serve` beside a bare Hono handler parsing the same body (its floor), same load, same run.
+await micro("serve", quick ? { seconds: 2, warmupSeconds: 1, rounds: 1 } : { seconds: 10, rounds: 3 });
 
 const info = runInfo();
 const record = { suite: "warden offline benchmarks", quick, info, datasets, results };

@@ -12,6 +12,7 @@ import { benchLtl } from "./ltl.js";
 import { benchMcpProxy } from "./mcp-proxy.js";
 import { benchRetrieval } from "./retrieval.js";
 import { benchSandboxThroughput } from "./sandbox-throughput.js";
+import { benchServe } from "./serve.js";
 import { benchShield } from "./shield.js";
 
 // Each runner validates its own options (they come from bench/run.ts, not from users).
@@ -23,6 +24,7 @@ const runners: Record<string, (options: never) => Promise<unknown>> = {
   shield: benchShield,
   "mcp-proxy": benchMcpProxy,
   cedar: benchCedar,
+  serve: benchServe,
 };
 
 const [name, json] = process.argv.slice(2);

@@ -27,8 +27,8 @@ export async function raceLimit<T>(options: {
 }): Promise<T | typeof TIMED_OUT> {
   const { limitMs, signal } = options;
   const timer = new AbortController();
-  const combined = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
-  const running = options.run(combined);
+  const unlink = signal ? followAbort({ from: signal, into: timer }) : undefined;
+  const running = options.run(timer.signal);
   // The race below handles the rejection while it is pending; this handles one that comes after it.
   running.catch(() => undefined);
   let timeout: ReturnType<typeof setTimeout> | undefined;
@@ -45,7 +45,24 @@ export async function raceLimit<T>(options: {
     return await Promise.race([running, expired]);
   } finally {
     clearTimeout(timeout);
+    unlink?.();
   }
+}
+
+/**
+ * Aborts `into` when `from` aborts (at once when it already has), with the same reason; returns how to
+ * stop following. What AbortSignal.any does for two signals, without its cost per call (on Node 20 it
+ * tracks the combined signal for garbage collection: tens of µs per check, more than a compiled check).
+ */
+function followAbort(options: { from: AbortSignal; into: AbortController }): () => void {
+  const { from, into } = options;
+  if (from.aborted) {
+    into.abort(from.reason);
+    return () => undefined;
+  }
+  const onAbort = () => into.abort(from.reason);
+  from.addEventListener("abort", onAbort, { once: true });
+  return () => from.removeEventListener("abort", onAbort);
 }
 
 /** Whether raceLimit's answer is the timer's. */

@@ -13,8 +13,8 @@
  * long and `maxJsonDepth` deep. Errors are `{ error: { code, message, details? } }` with the status chosen
  * in ./http-status.ts.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { type Caller, trustOf } from "../core/caller.js";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
@@ -31,7 +31,8 @@ import { assertJsonContentType, assertSameSiteOrAllowed, corsFor, corsOriginsFro
 import { CheckRequestSchema, FeedbackRequestSchema } from "./check-request.js";
 import { allowedHostsFor, assertHostAllowed } from "./host-allow-list.js";
 import { httpErrorFor } from "./http-status.js";
-import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
+import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
+import { readJsonBody } from "./request-body.js";
 import { createServerLogger, type Logger, type RequestLogVariables, requestLog } from "./request-log.js";
 
 /** Default request size limit: 1 MiB holds the longest agent logs of the benchmarks many times over. */
@@ -54,7 +55,11 @@ export interface WardenAppOptions {
   authenticator?: Authenticator;
 }
 
-type AppEnv = { Variables: RequestLogVariables & { caller: Caller } };
+/** Under @hono/node-server (startServer) the app also gets Node's request and response. */
+type AppEnv = {
+  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+  Variables: RequestLogVariables & { caller: Caller };
+};
 
 export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
   const logger = options.logger === false ? undefined : (options.logger ?? createServerLogger());
@@ -87,7 +92,11 @@ function answerError(options: { error: unknown; c: Context<AppEnv>; logger: Logg
   return c.json(body, status as 500);
 }
 
-/** Host, origin, CORS, caller and content type, in that order, before any route runs. */
+/**
+ * Host, origin, CORS, caller and content type, in that order, before any route runs. Without CORS origins
+ * (the default) the checks run in one middleware: each layer of Hono's middleware chain costs a request
+ * some promises, and there is nothing to run between them.
+ */
 function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }): void {
   const { app } = options;
   const allowedHosts = allowedHostsFor({
@@ -97,7 +106,7 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
   const corsOrigins = corsOriginsFrom({ origins: options.options.corsOrigins ?? [] });
   const authenticator = options.options.authenticator ?? openAuthenticator();
 
-  app.use("*", async (c, next) => {
+  const admit = (c: Context<AppEnv>) => {
     // The URL's host differs from the Host header only for an absolute-form target; both must name us.
     const header = c.req.header("host");
     const urlHost = new URL(c.req.url).host;
@@ -107,10 +116,8 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
       fetchSite: c.req.header("sec-fetch-site"),
       allowed: corsOrigins,
     });
-    await next();
-  });
-  app.use("*", corsFor({ allowed: corsOrigins }));
-  app.use("*", async (c, next) => {
+  };
+  const identify = async (c: Context<AppEnv>) => {
     if (c.req.path !== "/healthz") {
       const authorization = c.req.header("authorization");
       const caller = await authenticator.authenticate(authorization !== undefined ? { authorization } : {});
@@ -119,6 +126,23 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
       c.set("callerName", caller.name);
     }
     if (c.req.method === "POST") assertJsonContentType({ contentType: c.req.header("content-type") });
+  };
+
+  if (corsOrigins.size === 0) {
+    app.use("*", async (c, next) => {
+      admit(c);
+      await identify(c);
+      await next();
+    });
+    return;
+  }
+  app.use("*", async (c, next) => {
+    admit(c);
+    await next();
+  });
+  app.use("*", corsFor({ allowed: corsOrigins }));
+  app.use("*", async (c, next) => {
+    await identify(c);
     await next();
   });
 }
@@ -155,10 +179,19 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
 
   app.get("/v1/stats", (c) => c.json(service.stats()));
 
-  app.post("/v1/check", bodyLimitOf({ maxBodyBytes }), async (c) => {
+  const bodyOf = (c: Context<AppEnv>) =>
+    readJsonBody({
+      incoming: c.env?.incoming,
+      request: c.req.raw,
+      header: (name) => c.req.header(name),
+      maxBodyBytes,
+      maxJsonDepth,
+    });
+
+  app.post("/v1/check", async (c) => {
     const caller = c.get("caller");
     requireScope({ caller, scopes: ["check"], what: "POST /v1/check" });
-    const raw = await readJsonBody({ c, maxJsonDepth });
+    const raw = await bodyOf(c);
     const request = parseWith({ schema: CheckRequestSchema, value: raw, what: "request body" });
     requirePolicy({ caller, policy: request.policy });
     c.set("policy", request.policy);
@@ -166,7 +199,7 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
       policy: request.policy,
       subject: request.subject,
       ...(request.engine ? { engine: request.engine } : {}),
-      signal: c.req.raw.signal,
+      signal: closeSignalOf(c),
       caller,
       trust: trustOf({ caller }),
     });
@@ -175,11 +208,11 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
     return c.json(decision);
   });
 
-  app.post("/v1/feedback", bodyLimitOf({ maxBodyBytes }), async (c) => {
+  app.post("/v1/feedback", async (c) => {
     const caller = c.get("caller");
     // Teaching memory is what a poisoner wants: only keys given memory:write may, never anonymous callers.
     requireScope({ caller, scopes: ["memory:write"], what: "POST /v1/feedback" });
-    const raw = await readJsonBody({ c, maxJsonDepth });
+    const raw = await bodyOf(c);
     const request = parseWith({ schema: FeedbackRequestSchema, value: raw, what: "request body" });
     requirePolicy({ caller, policy: request.policy });
     c.set("policy", request.policy);
@@ -187,31 +220,17 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
   });
 }
 
-function bodyLimitOf(options: { maxBodyBytes: number }) {
-  const { maxBodyBytes } = options;
-  return bodyLimit({
-    maxSize: maxBodyBytes,
-    onError: () => {
-      throw new WardenError({
-        code: "INVALID_INPUT",
-        message: `the request body is larger than the limit of ${maxBodyBytes} bytes`,
-        details: { reason: "body-too-large", limitBytes: maxBodyBytes },
-      });
-    },
+/**
+ * Aborted when the client goes away before its answer is sent, so an engine can stop (a model engine's
+ * calls). Under @hono/node-server it follows Node's response directly: the WHATWG Request's own signal
+ * would build that Request for every check (see ./request-body.ts).
+ */
+function closeSignalOf(c: Context<AppEnv>): AbortSignal {
+  const outgoing = c.env?.outgoing;
+  if (!outgoing) return c.req.raw.signal;
+  const controller = new AbortController();
+  outgoing.once("close", () => {
+    if (!outgoing.writableFinished) controller.abort(new Error("the client closed the connection"));
   });
-}
-
-/** The body, no deeper than the limit (measured before parsing), parsed as JSON; or a 400 naming what is wrong. */
-async function readJsonBody(options: { c: Context<AppEnv>; maxJsonDepth: number }): Promise<unknown> {
-  const text = await options.c.req.text();
-  assertJsonDepth({ text, maxDepth: options.maxJsonDepth, what: "the request body" });
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new WardenError({
-      code: "INVALID_INPUT",
-      message: `the request body is not valid JSON: ${(error as Error).message}`,
-      details: { fields: ["(body)"] },
-    });
-  }
+  return controller.signal;
 }

@@ -54,6 +54,58 @@ describe("key directory", () => {
     await Promise.all([admin.close(), server.close()]);
   });
 
+  it("reads the store again only when its change mark moved: a revocation counts on the next call", async () => {
+    const path = join(dir, "marks.db");
+    const admin = await createSqliteStore({ path });
+    const server = await createSqliteStore({ path });
+    let reads = 0;
+    const counting: Store = Object.create(server);
+    counting.findApiKeyByHash = async (options) => {
+      reads += 1;
+      return server.findApiKeyByHash(options);
+    };
+    counting.listApiKeys = async (options) => {
+      reads += 1;
+      return server.listApiKeys(options);
+    };
+    const directory = createKeyDirectory({ store: counting });
+    expect(await directory.hasKeys()).toBe(false);
+    expect(await directory.hasKeys()).toBe(false);
+    expect(reads).toBe(1);
+    // A key written through the directory's own store (its own connection) moves the mark too.
+    const own = await issueApiKey({ store: server, name: "own" });
+    expect(await directory.hasKeys()).toBe(true);
+    const { token } = await issueApiKey({ store: admin, name: "agent" });
+    reads = 0;
+    expect(await directory.authenticate({ token })).toEqual({ name: "agent", scopes: ["check"] });
+    // The first use is recorded (a write, so the mark moves once more); after that nothing changes.
+    await directory.authenticate({ token });
+    expect(await directory.authenticate({ token })).toEqual({ name: "agent", scopes: ["check"] });
+    expect(reads).toBe(2);
+    await admin.revokeApiKey({ name: "agent" });
+    expect(await directory.authenticate({ token })).toBeUndefined();
+    expect(await directory.authenticate({ token: own.token })).toEqual({ name: "own", scopes: ["check"] });
+    await server.revokeApiKey({ name: "own" });
+    expect(await directory.authenticate({ token: own.token })).toBeUndefined();
+    await Promise.all([admin.close(), server.close()]);
+  });
+
+  it("gives the SQLite store a change mark that moves on every write, from any connection", async () => {
+    const path = join(dir, "mark-moves.db");
+    const a = await createSqliteStore({ path });
+    const b = await createSqliteStore({ path });
+    const first = a.changeMark?.();
+    expect(first).toEqual(expect.any(String));
+    expect(a.changeMark?.()).toBe(first);
+    await issueApiKey({ store: b, name: "x" });
+    const second = a.changeMark?.();
+    expect(second).not.toBe(first);
+    await a.revokeApiKey({ name: "x" });
+    expect(a.changeMark?.()).not.toBe(second);
+    await Promise.all([a.close(), b.close()]);
+    expect(a.changeMark?.()).not.toBe(a.changeMark?.());
+  });
+
   it("issues distinct random tokens, stores only their hash, and defaults to the check scope", async () => {
     const store = await createSqliteStore({ path: ":memory:" });
     const a = await issueApiKey({ store, name: "a" });

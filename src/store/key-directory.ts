@@ -6,11 +6,13 @@
  * with the computed one in constant time, so a store that matched loosely (a collation, a prefix) still
  * cannot let a different key in.
  *
- * Nothing is cached but one fact: once `hasKeys` has seen a key it stays true for the life of the
- * directory. Rows are never deleted (revoking only marks them), so that fact cannot become stale; every
- * `authenticate` reads the store, so a key revoked by `warden keys revoke` fails on the very next request
- * of a running server. `hasKeys` counts revoked keys too: revoking the last key must not quietly turn a
- * keyed service back into an open one.
+ * Once `hasKeys` has seen a key it stays true for the life of the directory: rows are never deleted
+ * (revoking only marks them), so that fact cannot become stale. `hasKeys` counts revoked keys too:
+ * revoking the last key must not quietly turn a keyed service back into an open one. Any other answer
+ * (no keys yet; the caller behind a token) is reused only while the store's change mark (Store.changeMark)
+ * stays what it was when the answer was read: any write to the store, by this process or another, moves
+ * the mark, so a key created or revoked by `warden keys` counts on the very next request of a running
+ * server, exactly as when every request read the store. A store without a mark is read every time.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Caller, CallerScope } from "../core/caller.js";
@@ -68,15 +70,42 @@ export async function issueApiKey(options: {
   return { key, token };
 }
 
+/** Callers remembered per directory; beyond this many tokens the memory starts again. */
+const MAX_REMEMBERED_CALLERS = 1024;
+
 export function createKeyDirectory(options: { store: Store }): KeyDirectory {
   const { store } = options;
   let seenKeys = false;
+  /** The change mark under which "no keys" was read. */
+  let noKeysAt: string | undefined;
+  /** Active keys by token hash, each with the change mark under which it was read. */
+  const remembered = new Map<string, { at: string; key: ApiKey & { hash: string } }>();
+  const mark = store.changeMark ? () => store.changeMark?.() : () => undefined;
+
+  /** The active key with that hash: what was read under the current mark, else the store's answer. */
+  const activeKey = async (hash: string) => {
+    // Read before the store is: a write that lands in between moves the mark, so nothing stale is kept.
+    const at = mark();
+    const known = remembered.get(hash);
+    if (at !== undefined && known?.at === at) return known.key;
+    const found = await store.findApiKeyByHash({ hash });
+    if (!found || found.revokedAt !== undefined) {
+      remembered.delete(hash);
+      return undefined;
+    }
+    if (at !== undefined) {
+      if (remembered.size >= MAX_REMEMBERED_CALLERS) remembered.clear();
+      remembered.set(hash, { at, key: found });
+    }
+    return found;
+  };
+
   return {
     async authenticate({ token }) {
       if (typeof token !== "string" || !TOKEN_PATTERN.test(token)) return undefined;
       const hash = hashApiKeyToken({ token });
-      const found = await store.findApiKeyByHash({ hash });
-      if (!found || found.revokedAt !== undefined) return undefined;
+      const found = await activeKey(hash);
+      if (!found) return undefined;
       if (!timingSafeEqual(Buffer.from(found.hash, "utf8"), Buffer.from(hash, "utf8"))) return undefined;
       seenKeys = true;
       await recordUse({ store, key: found });
@@ -85,7 +114,11 @@ export function createKeyDirectory(options: { store: Store }): KeyDirectory {
       return caller;
     },
     async hasKeys() {
-      if (!seenKeys) seenKeys = (await store.listApiKeys({})).length > 0;
+      if (seenKeys) return true;
+      const at = mark();
+      if (at !== undefined && at === noKeysAt) return false;
+      seenKeys = (await store.listApiKeys({})).length > 0;
+      noKeysAt = seenKeys ? undefined : at;
       return seenKeys;
     },
   };

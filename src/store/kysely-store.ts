@@ -85,6 +85,8 @@ export function createKyselyStore(options: {
   }) => Promise<T>;
   /** Releases the connection(s); called once. */
   close: () => Promise<void>;
+  /** The backend's change mark (Store.changeMark), when it has a cheap one. */
+  changeMark?: () => string;
 }): Store {
   const { db, backend } = options;
   let closed = false;
@@ -327,6 +329,10 @@ export function createKyselyStore(options: {
       );
     },
 
+    ...(options.changeMark
+      ? { changeMark: changeMarkOf({ read: options.changeMark, closed: () => closed }) }
+      : {}),
+
     async close() {
       if (!closing) {
         closed = true;
@@ -335,6 +341,12 @@ export function createKyselyStore(options: {
       return closing;
     },
   };
+}
+
+/** A closed store's mark never repeats, so a reader asks the store and hears that it is closed. */
+function changeMarkOf(options: { read: () => string; closed: () => boolean }): () => string {
+  let afterClose = 0;
+  return () => (options.closed() ? `closed:${++afterClose}` : options.read());
 }
 
 /** Inserts one validated demonstration (its content hash included) and returns the seq it was given. */

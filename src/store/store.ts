@@ -107,5 +107,12 @@ export interface Store {
   findApiKeyByHash(options: { hash: string }): Promise<(ApiKey & { hash: string }) | undefined>;
   /** Sets the key's lastUsedAt to now (bookkeeping for `warden keys list`). */
   markApiKeyUsed(options: { id: string }): Promise<void>;
+  /**
+   * A mark that differs from the last one read whenever the data may have changed in between, by this
+   * store or by any other connection or process; absent where the backend cannot tell cheaply (then a
+   * reader that wants current data asks the store every time). Lets the key directory answer from what it
+   * read last without ever serving a key that was revoked since.
+   */
+  changeMark?(): string;
   close(): Promise<void>;
 }
