@@ -116,6 +116,25 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
       ? `| LTLf agrees with the reference evaluator on >= 100,000 random pairs | ${why(ltl)} | — |`
       : `| LTLf agrees with the reference evaluator on >= 100,000 random pairs | ${pairs} pairs, ${failures} disagreements | ${met(pairs >= 100_000 && failures === 0)} |`,
   );
+  lines.push(...coldStartRows({ results, met }));
   lines.push("");
   return lines;
+}
+
+/** `warden check` on a compiled policy beside `node -e 0` (bench/micro/cold-start.ts), same run. */
+function coldStartRows(options: { results: Results; met: (ok: boolean | undefined) => string }): string[] {
+  const cold = options.results["micro:cold-start"];
+  const goal =
+    "`warden check` on a compiled policy (mcp-tools) within 2.5× `node -e 0` wall time, peak RSS <= 80 MB";
+  const floor = num(cold, "floor", "wallMs", "p50");
+  if (floor === undefined) return [`| ${goal} | ${why(cold)} | — |`];
+  const goals = record(record(cold)?.goals);
+  const row = (face: "installed" | "checkout", label: string, ok: unknown) => {
+    const rss = num(cold, face, "peakRssMb", "max");
+    return `| ${goal}: ${label} | median ${fmt(num(cold, face, "wallMs", "p50"), 0)} ms vs \`node -e 0\` ${fmt(floor, 0)} ms (${fmt(num(cold, "ratio", face), 2)}×), p90 ${fmt(num(cold, face, "wallMs", "p90"), 0)} ms; peak RSS ${rss === undefined ? "unavailable" : `${fmt(rss, 0)} MB`} (${num(cold, "runs")} runs each) | ${options.met(ok === true)} |`;
+  };
+  return [
+    row("installed", "from the build (installed package)", goals?.installedMet),
+    row("checkout", "from a checkout (bin/warden.js, fresh build)", goals?.checkoutMet),
+  ];
 }

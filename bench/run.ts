@@ -110,6 +110,9 @@ await micro("sandbox-throughput", quick ? { runs: 500 } : { runs: 3_000 });
 await micro("compiled-checks", { data: eicu, seconds: quick ? 1 : 8 });
 await micro("ltl", quick ? { pairs: 5_000 } : {});
 await micro("shield", quick ? { runs: 1 } : {});
+// `warden check` from the build beside `node -e 0`, started N times each in the same run (builds first
+// when dist/ is older than src/).
+await micro("cold-start", { runs: quick ? 3 : 15, build: true });
 
 const info = runInfo();
 const record = { suite: "warden offline benchmarks", quick, info, datasets, results };

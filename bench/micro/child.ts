@@ -6,6 +6,7 @@
  *
  * Usage: `tsx bench/micro/child.ts <name> [options-json]`.
  */
+import { benchColdStart } from "./cold-start.js";
 import { benchCompiledChecks } from "./compiled-checks.js";
 import { benchLtl } from "./ltl.js";
 import { benchRetrieval } from "./retrieval.js";
@@ -19,6 +20,7 @@ const runners: Record<string, (options: never) => Promise<unknown>> = {
   "compiled-checks": benchCompiledChecks,
   ltl: benchLtl,
   shield: benchShield,
+  "cold-start": benchColdStart,
 };
 
 const [name, json] = process.argv.slice(2);
