@@ -10,6 +10,8 @@ const common = {
 } as const;
 
 const natives = ["node-llama-cpp", "better-sqlite3", "better-sqlite3-v13", "pg"];
+/** Pure-JavaScript packages every `warden check` loads, bundled into the CLI build. */
+const inlined = ["zod", "commander", "re2js"];
 
 export default defineConfig([
   {
@@ -39,6 +41,7 @@ export default defineConfig([
     outDir: "dist/cli",
     dts: false,
     clean: true,
-    deps: { neverBundle: natives, alwaysBundle: ["zod", "commander", "re2js"] },
+    // onlyBundle lists the same packages: the build fails if anything else would be bundled.
+    deps: { neverBundle: natives, alwaysBundle: inlined, onlyBundle: inlined },
   },
 ]);

@@ -48,6 +48,13 @@ describe("bin/fresh-build", () => {
     expect(chooseEntry(paths)).toBe("dist");
   });
 
+  it("ignores an edited test file (tests are not built)", () => {
+    write(join(paths.sourceDir, "cli", "commands", "check.test.ts"), 20);
+    touch(join(paths.sourceDir, "cli", "commands"), 20);
+    touch(join(paths.sourceDir, "cli", "commands", "check.test.ts"), 500);
+    expect(chooseEntry(paths)).toBe("dist");
+  });
+
   it("runs the sources when a file deep in src/ changed after the build", () => {
     touch(join(paths.sourceDir, "cli", "commands", "check.ts"), 200);
     expect(chooseEntry(paths)).toBe("source");
