@@ -1,24 +1,47 @@
 import { defineConfig } from "tsdown";
 
-export default defineConfig({
-  entry: {
-    index: "src/index.ts",
-    "server/index": "src/server/index.ts",
-    "mcp/index": "src/mcp/index.ts",
-    "testing/index": "src/testing/index.ts",
-    "cli/main": "src/cli/main.ts",
-    // The sandbox starts its workers from this file, found beside the bundled module.
-    "sandbox/quickjs-worker": "src/sandbox/quickjs-worker.ts",
-    // The check pool starts its workers from this file, found under runtime/offload/ of the bundle.
-    "runtime/offload/check-worker": "src/runtime/offload/check-worker.ts",
-  },
+const common = {
   format: "esm",
   // Plain .js/.d.ts names: the package is "type": "module" and its exports map points at them.
   fixedExtension: false,
   platform: "node",
   target: "node20",
-  dts: true,
   sourcemap: true,
-  clean: true,
-  external: ["node-llama-cpp", "better-sqlite3", "better-sqlite3-v13", "pg"],
-});
+} as const;
+
+const natives = ["node-llama-cpp", "better-sqlite3", "better-sqlite3-v13", "pg"];
+/** Pure-JavaScript packages every `warden check` loads, bundled into the CLI build. */
+const inlined = ["zod", "commander", "re2js"];
+
+export default defineConfig([
+  {
+    ...common,
+    entry: {
+      index: "src/index.ts",
+      "server/index": "src/server/index.ts",
+      "mcp/index": "src/mcp/index.ts",
+      "testing/index": "src/testing/index.ts",
+      // The sandbox starts its workers from this file, found beside the bundled module.
+      "sandbox/quickjs-worker": "src/sandbox/quickjs-worker.ts",
+      // The check pool starts its workers from this file, found under runtime/offload/ of the bundle.
+      "runtime/offload/check-worker": "src/runtime/offload/check-worker.ts",
+    },
+    dts: true,
+    // Everything but the CLI's own folder, which the second build writes.
+    clean: ["dist/**", "!dist/cli/**"],
+    deps: { neverBundle: natives },
+  },
+  {
+    ...common,
+    // The CLI is built on its own, with the pure-JavaScript packages every `warden check` loads
+    // bundled in: a pre-tool hook starts on every action, and resolving and compiling ~100 separate
+    // module files (zod alone is 95, most of them locales no message uses) costs more than the check.
+    // The library above keeps them as dependencies, so an application shares its own zod with ours.
+    entry: { main: "src/cli/main.ts" },
+    outDir: "dist/cli",
+    dts: false,
+    clean: true,
+    // onlyBundle lists the same packages: the build fails if anything else would be bundled.
+    deps: { neverBundle: natives, alwaysBundle: inlined, onlyBundle: inlined },
+  },
+]);

@@ -70,4 +70,24 @@ describe("headlineMarkdown", () => {
     expect(text).toMatch(/shield verification .*did not run: boom/);
     expect(text).toMatch(/EICU-AC \(real EHRAgent logs\) \| compiled \| did not run/);
   });
+
+  it("puts warden check's cold start beside node -e 0, from the build and from a checkout", () => {
+    const text = headlineMarkdown({
+      results: {
+        "micro:cold-start": {
+          runs: 15,
+          floor: { wallMs: { p50: 40, p90: 45 } },
+          installed: { wallMs: { p50: 90, p90: 95 }, peakRssMb: { p50: 60, max: 61 } },
+          checkout: { wallMs: { p50: 120, p90: 130 }, peakRssMb: { p50: 62, max: 63 } },
+          ratio: { installed: 2.25, checkout: 3 },
+          goals: { installedMet: true, checkoutMet: false },
+        },
+      },
+    }).join("\n");
+    expect(text).toMatch(/from the build .*median 90 ms vs `node -e 0` 40 ms \(2\.25×\).*61 MB.*\| met \|/);
+    expect(text).toMatch(/from a checkout .*median 120 ms .*\(3×\).*\*\*not met\*\*/);
+    expect(headlineMarkdown({ results: {} }).join("\n")).toMatch(
+      /`warden check` on a compiled policy .*did not run/,
+    );
+  });
 });

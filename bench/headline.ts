@@ -141,6 +141,25 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
       ? `| \`warden serve\` >= 0.85 of a bare Hono handler's throughput, p99 <= 25 ms at 50 connections | ${why(serve)} | — |`
       : `| \`warden serve\` >= 0.85 of a bare Hono handler's throughput (same body parsed, same load, same run), p99 <= 25 ms at ${num(serve, "connections")} connections | ${fmt(serveRatio, 2)} (rounds ${fmt(num(serve, "ratio", "min"), 2)}–${fmt(num(serve, "ratio", "max"), 2)}): ${fmt(num(serve, "wardenMedian", "requestsPerSecond"), 0)} vs ${fmt(num(serve, "hono", "requestsPerSecond"), 0)} req/s (CPU per request: floor/Warden ${fmt(num(serve, "cpuRatio"), 2)}); p99 ${fmt(serveP99, 0)} ms (floor ${fmt(num(serve, "hono", "p99Ms"), 0)} ms); failed answers ${num(serve, "failures")} | ${met(serveRatio >= 0.85 && serveP99 <= 25 && num(serve, "failures") === 0)} |`,
   );
+  lines.push(...coldStartRows({ results, met }));
   lines.push("");
   return lines;
+}
+
+/** `warden check` on a compiled policy beside `node -e 0` (bench/micro/cold-start.ts), same run. */
+function coldStartRows(options: { results: Results; met: (ok: boolean | undefined) => string }): string[] {
+  const cold = options.results["micro:cold-start"];
+  const goal =
+    "`warden check` on a compiled policy (mcp-tools) within 2.5× `node -e 0` wall time, peak RSS <= 80 MB";
+  const floor = num(cold, "floor", "wallMs", "p50");
+  if (floor === undefined) return [`| ${goal} | ${why(cold)} | — |`];
+  const goals = record(record(cold)?.goals);
+  const row = (face: "installed" | "checkout", label: string, ok: unknown) => {
+    const rss = num(cold, face, "peakRssMb", "max");
+    return `| ${goal}: ${label} | median ${fmt(num(cold, face, "wallMs", "p50"), 0)} ms vs \`node -e 0\` ${fmt(floor, 0)} ms (${fmt(num(cold, "ratio", face), 2)}×), p90 ${fmt(num(cold, face, "wallMs", "p90"), 0)} ms; peak RSS ${rss === undefined ? "unavailable" : `${fmt(rss, 0)} MB`} (${num(cold, "runs")} runs each) | ${options.met(ok === true)} |`;
+  };
+  return [
+    row("installed", "from the build (installed package)", goals?.installedMet),
+    row("checkout", "from a checkout (bin/warden.js, fresh build)", goals?.checkoutMet),
+  ];
 }

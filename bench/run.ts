@@ -118,6 +118,9 @@ await micro("mcp-proxy", quick ? { calls: 200, warmup: 50 } : {});
 await micro("cedar", quick ? { passes: 40 } : {});
 // `warden serve` beside a bare Hono handler parsing the same body (its floor), same load, same run.
 await micro("serve", quick ? { seconds: 2, warmupSeconds: 1, rounds: 1 } : { seconds: 10, rounds: 3 });
+// `warden check` from the build beside `node -e 0`, started N times each in the same run (builds first
+// when dist/ is older than src/).
+await micro("cold-start", { runs: quick ? 3 : 15, build: true });
 
 const info = runInfo();
 const record = { suite: "warden offline benchmarks", quick, info, datasets, results };

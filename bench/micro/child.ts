@@ -7,6 +7,7 @@
  * Usage: `tsx bench/micro/child.ts <name> [options-json]`.
  */
 import { benchCedar } from "./cedar.js";
+import { benchColdStart } from "./cold-start.js";
 import { benchCompiledChecks } from "./compiled-checks.js";
 import { benchLtl } from "./ltl.js";
 import { benchMcpProxy } from "./mcp-proxy.js";
@@ -25,6 +26,7 @@ const runners: Record<string, (options: never) => Promise<unknown>> = {
   "mcp-proxy": benchMcpProxy,
   cedar: benchCedar,
   serve: benchServe,
+  "cold-start": benchColdStart,
 };
 
 const [name, json] = process.argv.slice(2);

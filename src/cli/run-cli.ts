@@ -16,8 +16,9 @@ export async function runCli(options: { program: Command; argv: string[] }): Pro
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride();
+  // Only the command that runs is loaded (./commands/index.ts); argv is [node, script, ...args].
   const { registerCommands } = await import("./commands/index.js");
-  registerCommands({ program });
+  await registerCommands({ program, args: options.argv.slice(2) });
   try {
     await program.parseAsync(options.argv);
   } catch (error) {

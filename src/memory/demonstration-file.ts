@@ -19,10 +19,13 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { WardenError } from "../core/errors.js";
+import { lazyModule } from "../core/lazy-module.js";
 import { parseWith } from "../core/validate.js";
 import { type DemonstrationInput, DemonstrationInputSchema } from "./demonstration-input.js";
+
+/** The YAML parser, loaded only for a demonstrations file in YAML (core/lazy-module.ts). */
+const yaml = lazyModule<typeof import("yaml")>({ specifier: "yaml" });
 
 const JSON_EXTENSIONS = new Set([".json"]);
 const JSONL_EXTENSIONS = new Set([".jsonl", ".ndjson"]);
@@ -137,7 +140,7 @@ export function parseDemonstrations(options: {
 
   let value: unknown;
   try {
-    value = options.format === "json" ? JSON.parse(text) : parseYaml(text);
+    value = options.format === "json" ? JSON.parse(text) : yaml().parse(text);
   } catch (error) {
     throw invalid(`not valid ${options.format === "json" ? "JSON" : "YAML"}: ${(error as Error).message}`);
   }

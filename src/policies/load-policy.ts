@@ -19,12 +19,15 @@ import {
   statSync,
 } from "node:fs";
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import YAML from "yaml";
 import { WardenError } from "../core/errors.js";
+import { lazyModule } from "../core/lazy-module.js";
 import { MAX_POLICY_FILE_BYTES } from "../core/limits.js";
 import { checkPolicyDocumentLimits, type Policy, PolicyFileSchema, PolicySchema } from "../core/policy.js";
 import { parseWith } from "../core/validate.js";
 import { packageRoot } from "./package-root.js";
+
+/** The YAML parser, loaded only for a policy written in YAML (core/lazy-module.ts). */
+const yaml = lazyModule<typeof import("yaml")>({ specifier: "yaml" });
 
 export interface LoadedPolicy {
   policy: Policy;
@@ -92,7 +95,7 @@ export function readPolicyFile(options: { path: string; what: string; field?: st
 function readStructured(path: string): unknown {
   const text = readPolicyFile({ path, what: "policy file" });
   try {
-    return [".yaml", ".yml"].includes(extname(path).toLowerCase()) ? YAML.parse(text) : JSON.parse(text);
+    return [".yaml", ".yml"].includes(extname(path).toLowerCase()) ? yaml().parse(text) : JSON.parse(text);
   } catch (error) {
     throw new WardenError({
       code: "INVALID_POLICY",

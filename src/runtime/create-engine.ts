@@ -10,21 +10,19 @@
  * Every compiled engine built here (the compiled engine, auto's compiled path, the floor) runs checks
  * of large subjects in worker threads (src/runtime/offload/check-pool.ts), so no compiled check holds
  * the event loop and a check's time limit always fires.
+ *
+ * Only the compiled engine is imported up front: the model engines, the QuickJS sandbox and the shield
+ * are imported when a setup asks for them (modelEngineModules), so a compiled check — `warden check`
+ * as a pre-tool hook — loads none of them.
  */
 import { WardenError } from "../core/errors.js";
 import { createAutoEngine } from "../engines/auto-engine.js";
-import { createModelGuardEngine } from "../engines/baselines/model-guard-engine.js";
 import { type CompiledOffload, createCompiledEngine } from "../engines/compiled/compiled-engine.js";
 import { overrulesModel, withDeterministicFloor } from "../engines/deterministic-floor.js";
 import type { Engine } from "../engines/engine.js";
 import type { GuardMemory } from "../engines/guardagent/contracts.js";
-import {
-  createGuardAgentEngine,
-  type GuardAgentEngine,
-  type LearningMode,
-} from "../engines/guardagent/guardagent-engine.js";
+import type { GuardAgentEngine, LearningMode } from "../engines/guardagent/guardagent-engine.js";
 import type { ModelClient } from "../llm/model.js";
-import { createQuickJsSandbox } from "../sandbox/quickjs-sandbox.js";
 import type { Sandbox, SandboxLimits } from "../sandbox/sandbox.js";
 import type { ToolFunction } from "../toolbox/tool-function.js";
 import { createToolbox } from "../toolbox/toolbox.js";
@@ -65,13 +63,35 @@ export interface EngineHandle {
   close(): Promise<void>;
 }
 
+/** The modules the model engines need, imported together when the first one is built. */
+async function modelEngineModules() {
+  const [guardagent, baseline, sandbox] = await Promise.all([
+    import("../engines/guardagent/guardagent-engine.js"),
+    import("../engines/baselines/model-guard-engine.js"),
+    import("../sandbox/quickjs-sandbox.js"),
+  ]);
+  return {
+    createGuardAgentEngine: guardagent.createGuardAgentEngine,
+    createModelGuardEngine: baseline.createModelGuardEngine,
+    createQuickJsSandbox: sandbox.createQuickJsSandbox,
+  };
+}
+
+/** Whether a setup builds a model engine (guardagent or baseline, or auto's fallback with a model). */
+function usesModelEngine(setup: EngineSetup): boolean {
+  return (
+    setup.engine === "guardagent" || setup.engine === "baseline" || (setup.engine === "auto" && !!setup.model)
+  );
+}
+
 export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
   const failMode = setup.failMode ?? "closed";
   const closers: (() => Promise<void>)[] = [];
+  const modules = usesModelEngine(setup) ? await modelEngineModules() : undefined;
   let sandbox: Sandbox | undefined;
   const getSandbox = () => {
     if (!sandbox) {
-      sandbox = createQuickJsSandbox({
+      sandbox = modules!.createQuickJsSandbox({
         ...(setup.sandboxWorkers ? { workers: setup.sandboxWorkers } : {}),
         ...(setup.sandboxLimits ? { limits: setup.sandboxLimits } : {}),
       });
@@ -102,7 +122,7 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
   // undetermined view shows (fail-open would turn them into allows that look determined).
   const floor = createCompiledEngine({ failMode: "closed", ...compiledOptions });
   const guardAgent = (model: ModelClient) =>
-    createGuardAgentEngine({
+    modules!.createGuardAgentEngine({
       model,
       sandbox: getSandbox(),
       toolbox,
@@ -146,7 +166,7 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
       break;
     case "baseline":
       engine = withDeterministicFloor({
-        engine: createModelGuardEngine({
+        engine: modules!.createModelGuardEngine({
           model: needModel("baseline"),
           ...(setup.memory ? { memory: setup.memory } : {}),
           ...(setup.shots !== undefined ? { shots: setup.shots } : {}),

@@ -1,10 +1,11 @@
 /**
  * Model configuration shared by the CLI, the server and the benchmark: "provider:model-id", base URL,
- * time limit, cassette — validated once, turned into a ModelClient by the model layer.
+ * time limit, cassette — validated once, turned into a ModelClient by the model layer. The model layer
+ * (and the AI SDK behind it) is imported only when a model is configured, so commands and services
+ * that run without one never load it.
  */
 import { z } from "zod";
 import { CASSETTE_MODES } from "../llm/cassette.js";
-import { createModelClient } from "../llm/create-model-client.js";
 import type { ModelClient } from "../llm/model.js";
 
 export const ModelOptionsSchema = z.object({
@@ -18,8 +19,9 @@ export const ModelOptionsSchema = z.object({
 export type ModelOptions = z.output<typeof ModelOptionsSchema>;
 
 /** A client when a model is configured, undefined otherwise. */
-export function modelFromOptions(options: ModelOptions): ModelClient | undefined {
+export async function modelFromOptions(options: ModelOptions): Promise<ModelClient | undefined> {
   if (!options.model) return undefined;
+  const { createModelClient } = await import("../llm/create-model-client.js");
   return createModelClient({
     spec: options.model,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),

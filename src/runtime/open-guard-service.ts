@@ -9,17 +9,19 @@
  * (GuardService.feedback, scope "memory:write"); "successful" is refused here (it is for `warden bench`,
  * where the benchmark's labels judge). A failed memory write is counted in stats and reported to
  * `onWarning`, never changing the decision.
+ *
+ * The store (SQLite), the memory bank, the model client and user tool functions are imported only when
+ * the options ask for them: a compiled `warden check` opens none of them and must start in a blink.
  */
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
 import type { ModelClient } from "../llm/model.js";
-import { createMemoryBank } from "../memory/memory-bank.js";
+import type { MemoryBank } from "../memory/memory-bank.js";
 import { listBundledPolicies } from "../policies/load-policy.js";
 import type { Store } from "../store/store.js";
-import { loadToolFunctions } from "../toolbox/load-tool-functions.js";
+import type { ToolFunction } from "../toolbox/tool-function.js";
 import { ENGINE_NAMES } from "./create-engine.js";
-import { openStore } from "./default-store.js";
 import { createEnginePool } from "./engine-pool.js";
 import { CheckTimeoutMsSchema, createGuardService, type GuardService } from "./guard-service.js";
 import { ModelOptionsSchema, modelFromOptions } from "./model-options.js";
@@ -71,27 +73,20 @@ export async function openGuardService(
   const warn =
     onWarning ??
     (({ message }: { message: string }) => process.emitWarning(message, { code: "WARDEN_MEMORY_WRITE" }));
-  const model = modelClient ?? modelFromOptions(o);
+  const model = modelClient ?? (await modelFromOptions(o));
   // Any request may pick a model engine, so memory is opened whenever there is a model to use it.
   const usesMemory = o.memory && model !== undefined;
   let store: Store | undefined;
   let service: GuardService | undefined;
   try {
-    store = usesMemory ? await openStore({ ...(o.store ? { path: o.store } : {}) }) : undefined;
-    // A store the user named but no engine will use (no model) is still opened once, so a path that
-    // cannot hold it is an error at start rather than a surprise when a model is added.
-    if (!store && o.store) await (await openStore({ path: o.store })).close();
-    const memory = store
-      ? createMemoryBank({
-          store,
-          learn: o.learn,
-          onWriteError: ({ error, policy }) =>
-            warn({
-              message: `memory: storing a case of policy ${policy} failed (${error instanceof Error ? error.message : String(error)}); the decision stands`,
-              error,
-            }),
-        })
-      : undefined;
+    if (usesMemory || o.store) {
+      const { openStore } = await import("./default-store.js");
+      store = usesMemory ? await openStore({ ...(o.store ? { path: o.store } : {}) }) : undefined;
+      // A store the user named but no engine will use (no model) is still opened once, so a path that
+      // cannot hold it is an error at start rather than a surprise when a model is added.
+      if (!store && o.store) await (await openStore({ path: o.store })).close();
+    }
+    const memory = store ? await memoryBankOf({ store, learn: o.learn, warn }) : undefined;
     const refs = o.policies.length > 0 ? o.policies : listBundledPolicies();
     if (refs.length === 0) {
       throw new WardenError({
@@ -110,7 +105,7 @@ export async function openGuardService(
       });
       policies.push(loaded.policy);
     }
-    const toolFunctions = (await Promise.all(o.tools.map((path) => loadToolFunctions({ path })))).flat();
+    const toolFunctions = await toolFunctionsOf({ paths: o.tools });
     const engines = createEnginePool({
       defaultEngine: o.engine,
       setup: {
@@ -146,4 +141,30 @@ export async function openGuardService(
     }
     throw error;
   }
+}
+
+/** The memory bank over an opened store (its module loaded only when there is a store). */
+async function memoryBankOf(options: {
+  store: Store;
+  learn: "off" | "successful" | "correct-only";
+  warn: (options: { message: string; error?: unknown }) => void;
+}): Promise<MemoryBank> {
+  const { createMemoryBank } = await import("../memory/memory-bank.js");
+  const { warn } = options;
+  return createMemoryBank({
+    store: options.store,
+    learn: options.learn,
+    onWriteError: ({ error, policy }) =>
+      warn({
+        message: `memory: storing a case of policy ${policy} failed (${error instanceof Error ? error.message : String(error)}); the decision stands`,
+        error,
+      }),
+  });
+}
+
+/** The user's toolbox functions from their files (the loader and its YAML parser only when any). */
+async function toolFunctionsOf(options: { paths: readonly string[] }): Promise<ToolFunction[]> {
+  if (options.paths.length === 0) return [];
+  const { loadToolFunctions } = await import("../toolbox/load-tool-functions.js");
+  return (await Promise.all(options.paths.map((path) => loadToolFunctions({ path })))).flat();
 }

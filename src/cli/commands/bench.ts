@@ -142,7 +142,7 @@ async function runBenchCommand(options: {
     path: "dataset",
   });
   const o = parseWith({ schema: BenchOptionsSchema, value: raw, what: "bench options" });
-  const model = modelFromOptions(o);
+  const model = await modelFromOptions(o);
   const controller = new AbortController();
   const onSigint = () => {
     process.stderr.write("\nwarden: interrupted — finishing the checks in flight and saving results\n");

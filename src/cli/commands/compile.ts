@@ -84,7 +84,7 @@ export function registerCompileCommand(options: { program: Command }): void {
           message: "compile needs --request <file> and --spec <file> (or --check <policy>)",
         });
       }
-      const model = modelFromOptions(o);
+      const model = await modelFromOptions(o);
       if (!model) {
         throw new WardenError({
           code: "MODEL_CONFIG",

@@ -7,8 +7,11 @@
  * parse is undetermined, so the caller fails closed.
  */
 import { domainToASCII } from "node:url";
-import emailAddresses from "email-addresses";
+import { lazyModule } from "../lazy-module.js";
 import type { Canonical } from "./types.js";
+
+/** The RFC 5322 parser, loaded on the first address a condition reads (core/lazy-module.ts). */
+const emailAddresses = lazyModule<typeof import("email-addresses")>({ specifier: "email-addresses" });
 
 export interface EmailAddress {
   /** `local@domain`, canonical: lower-case, punycode domain, local part quoted only when it must be. */
@@ -68,7 +71,7 @@ function parsePiece(piece: string): Canonical<EmailAddress> {
   if (piece.length > MAX_ADDRESS_LENGTH) {
     return undetermined(`one address is longer than ${MAX_ADDRESS_LENGTH} characters`);
   }
-  const parsed = emailAddresses.parseAddressList({ input: piece, rfc6532: true });
+  const parsed = emailAddresses().parseAddressList({ input: piece, rfc6532: true });
   if (parsed === null) return undetermined(`"${preview(piece)}" is not an RFC 5322 address`);
   const forms: EmailAddress[] = [];
   for (const entry of parsed) {

@@ -10,8 +10,11 @@
  * undetermined, so the caller fails closed. Pure functions, no file-system access: symlinks are not
  * resolved (a sandbox must handle those).
  */
-import picomatch from "picomatch";
+import { lazyModule } from "../lazy-module.js";
 import type { Canonical } from "./types.js";
+
+/** The glob matcher, loaded on the first glob a condition matches (core/lazy-module.ts). */
+const picomatch = lazyModule<typeof import("picomatch")>({ specifier: "picomatch" });
 
 /**
  * Longer inputs are undetermined: the kernel refuses paths over 4096 bytes (PATH_MAX), this leaves room
@@ -88,7 +91,7 @@ function matcherFor({ globs, caseFold }: { globs: readonly string[]; caseFold: b
   const cached = matcherCache.get(key);
   if (cached !== undefined) return cached;
   // `windows: false`: paths here are canonical POSIX paths, `\` in a glob is an escape, never a separator.
-  const matcher = picomatch([...globs], { dot: true, nocase: caseFold, windows: false });
+  const matcher = picomatch()([...globs], { dot: true, nocase: caseFold, windows: false });
   if (matcherCache.size >= MATCHER_CACHE_SIZE) matcherCache.clear();
   matcherCache.set(key, matcher);
   return matcher;

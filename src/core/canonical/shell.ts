@@ -23,8 +23,11 @@
  * `xargs`, …) and parses script bodies (`sh -c`, `eval`, substitutions) recursively up to a depth limit.
  * Everything is linear in the input up to the nesting depth; no regular expression can backtrack badly.
  */
-import { parse as shellQuoteParse } from "shell-quote";
+import { lazyModule } from "../lazy-module.js";
 import type { Canonical } from "./types.js";
+
+/** shell-quote, loaded on the first command a condition reads (core/lazy-module.ts). */
+const shellQuote = lazyModule<typeof import("shell-quote")>({ specifier: "shell-quote" });
 
 /** One simple command, as the shell would run it. */
 export interface ShellCommand {
@@ -691,9 +694,9 @@ function lookupVariable(name: string): string | undefined {
 }
 
 function tokenise(text: string): Scan<Token[]> {
-  let entries: ReturnType<typeof shellQuoteParse>;
+  let entries: ReturnType<typeof import("shell-quote").parse>;
   try {
-    entries = shellQuoteParse(text, lookupVariable);
+    entries = shellQuote().parse(text, lookupVariable);
   } catch (error) {
     return { fail: `shell syntax: ${error instanceof Error ? error.message : String(error)}` };
   }

@@ -10,9 +10,12 @@
  * both as sent and percent-decoded (to a bounded fixpoint). Unparseable input is undetermined.
  */
 import { domainToASCII } from "node:url";
-import { getDomain } from "tldts";
+import { lazyModule } from "../lazy-module.js";
 import { MAX_DECODE_ROUNDS, normalisePosix, percentDecodeOnce } from "./path.js";
 import type { Canonical } from "./types.js";
+
+/** tldts (the public-suffix list) is loaded on the first URL a condition reads (core/lazy-module.ts). */
+const tldts = lazyModule<typeof import("tldts")>({ specifier: "tldts" });
 
 export interface UrlParts {
   /** The whole URL as WHATWG serialises it, userinfo removed and the host's trailing dot dropped. */
@@ -132,7 +135,7 @@ function urlParts(url: URL): Canonical<UrlParts> {
     href: hrefWithout({ url, host }),
     scheme,
     host,
-    domain: host === "" ? "" : (getDomain(host) ?? host),
+    domain: host === "" ? "" : (tldts().getDomain(host) ?? host),
     port: url.port !== "" ? url.port : (DEFAULT_PORTS[scheme] ?? ""),
     userinfo: url.username + (url.password !== "" ? `:${url.password}` : ""),
   };

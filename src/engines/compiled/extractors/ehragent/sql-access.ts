@@ -7,8 +7,7 @@
  * readers). Parts of the query only known at run time (holes) are replaced by placeholders that cannot
  * be mistaken for schema names.
  */
-import mysqlParser from "node-sql-parser/build/mysql.js";
-import sqliteParser from "node-sql-parser/build/sqlite.js";
+import { lazyModule } from "../../../../core/lazy-module.js";
 import type { DatabaseSchema } from "./schema.js";
 import {
   HOLE_IDENTIFIER,
@@ -22,6 +21,15 @@ import { readSqlSubset } from "./sql-subset.js";
 import { isHole, type SymString } from "./sym-string.js";
 
 export type { ColumnRead, SqlAccess } from "./sql-scope.js";
+
+// node-sql-parser's grammars (~11 MB each in memory) are loaded on the first query outside the subset
+// sql-subset.ts reads, so neither a policy without SQL nor EHRAgent's common queries pay for them.
+const sqliteParser = lazyModule<typeof import("node-sql-parser/build/sqlite.js")>({
+  specifier: "node-sql-parser/build/sqlite.js",
+});
+const mysqlParser = lazyModule<typeof import("node-sql-parser/build/mysql.js")>({
+  specifier: "node-sql-parser/build/mysql.js",
+});
 
 /** Renders holes so the query still parses: inside quotes as text, after an operator as a number. */
 export function renderSqlWithHoles(options: { sql: SymString }): string {
@@ -141,12 +149,12 @@ export function readSqlWithParser(options: { sql: string; schema: DatabaseSchema
 
   let ast: unknown;
   try {
-    ast = new sqliteParser.Parser().astify(sql, { database: "sqlite" });
+    ast = new (sqliteParser().Parser)().astify(sql, { database: "sqlite" });
   } catch (error) {
     // The SQLite grammar of node-sql-parser lacks some of SQLite's syntax (window functions such as
     // `dense_rank() over (order by ...)`, which EHRSQL uses); the MySQL grammar covers it with the same AST.
     try {
-      ast = new mysqlParser.Parser().astify(sql, { database: "mysql" });
+      ast = new (mysqlParser().Parser)().astify(sql, { database: "mysql" });
     } catch {
       const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
       errors.push(`SQL could not be parsed: ${message}`);
