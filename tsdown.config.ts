@@ -9,6 +9,12 @@ const common = {
   sourcemap: true,
 } as const;
 
+/**
+ * Where the build goes: dist/ unless WARDEN_BUILD_DIR names another folder (the package test builds into
+ * a temporary one, so the checkout's dist/ stays as other tests use it). Both builds follow it.
+ */
+const out = process.env.WARDEN_BUILD_DIR ?? "dist";
+
 const natives = ["node-llama-cpp", "better-sqlite3", "better-sqlite3-v13", "pg"];
 /** Pure-JavaScript packages every `warden check` loads, bundled into the CLI build. */
 const inlined = ["zod", "commander", "re2js"];
@@ -28,7 +34,8 @@ export default defineConfig([
     },
     dts: true,
     // Everything but the CLI's own folder, which the second build writes.
-    clean: ["dist/**", "!dist/cli/**"],
+    outDir: out,
+    clean: [`${out}/**`, `!${out}/cli/**`],
     deps: { neverBundle: natives },
   },
   {
@@ -38,7 +45,7 @@ export default defineConfig([
     // module files (zod alone is 95, most of them locales no message uses) costs more than the check.
     // The library above keeps them as dependencies, so an application shares its own zod with ours.
     entry: { main: "src/cli/main.ts" },
-    outDir: "dist/cli",
+    outDir: `${out}/cli`,
     dts: false,
     clean: true,
     // onlyBundle lists the same packages: the build fails if anything else would be bundled.

@@ -143,14 +143,12 @@ describe("the published package, installed without its optional peers", () => {
     const stage = join(work, "stage");
     mkdirSync(stage);
     // Build into the staging folder: the checkout's own dist/ may be in use by other tests.
-    await run(
-      process.execPath,
-      [join(repoModules, "tsdown", "dist", "run.mjs"), "--out-dir", join(stage, "dist")],
-      {
-        cwd: repo,
-        timeout: 150_000,
-      },
-    );
+    await run(process.execPath, [join(repoModules, "tsdown", "dist", "run.mjs")], {
+      cwd: repo,
+      // Both builds (the library and the CLI's own bundle under cli/) follow WARDEN_BUILD_DIR.
+      env: { ...process.env, WARDEN_BUILD_DIR: join(stage, "dist") },
+      timeout: 150_000,
+    });
     const pkg = readPackage({ dir: repo });
     for (const entry of [...(pkg.files ?? []).filter((f) => f !== "dist"), "package.json", "README.md"]) {
       if (existsSync(join(repo, entry))) await run("cp", ["-R", join(repo, entry), stage]);
