@@ -135,7 +135,9 @@ async function startTarget(options: {
 }): Promise<Target> {
   const { kind, dir } = options;
   const prof =
-    kind === "warden" && options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+    kind === "warden" && options.cpuProfDir
+      ? ["--cpu-prof", "--cpu-prof-interval=100", `--cpu-prof-dir=${options.cpuProfDir}`]
+      : [];
   // The server's log lines go to a file, as an operator running it in the background would send them.
   const log = openSync(join(dir, `${kind}.log`), "a");
   const child = spawn(

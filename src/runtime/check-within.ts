@@ -16,53 +16,83 @@ import type { Engine } from "../engines/engine.js";
 const TIMED_OUT = Symbol("timed out");
 
 /**
- * Runs `run` against a timer: its result, or TIMED_OUT once `limitMs` has passed. `run` gets a signal
- * aborted by the caller's or by the timer, but the answer does not wait for it to stop: its late result,
- * or late rejection, is dropped. Shared by checkWithin and the CLI's trajectory replay.
+ * How a caller says it gave up on a check: called with `cancel`, it arranges for `cancel(reason)` to be
+ * called then (at once when it already has), and returns how to stop. An AbortSignal is one way
+ * (cancellationOf); a face that hears of it another way (the HTTP service: Node's response closing)
+ * hands this instead, so a check costs one AbortController, not two and the EventTarget listeners
+ * between them (several µs a check, more than some of the checks).
  */
-export async function raceLimit<T>(options: {
+export type Cancellation = (cancel: (reason: unknown) => void) => () => void;
+
+const stayUnlinked = () => undefined;
+
+/**
+ * The cancellation of a signal. What AbortSignal.any does for two signals, without its cost per call (on
+ * Node 20 it tracks the combined signal for garbage collection: tens of µs per check).
+ */
+export function cancellationOf(signal: AbortSignal): Cancellation {
+  return (cancel) => {
+    if (signal.aborted) {
+      cancel(signal.reason);
+      return stayUnlinked;
+    }
+    const onAbort = () => cancel(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    return () => signal.removeEventListener("abort", onAbort);
+  };
+}
+
+/**
+ * Runs `run` against a timer: its result, or TIMED_OUT once `limitMs` has passed. `run` gets a signal
+ * aborted by the caller's cancellation (or signal) or by the timer, but the answer does not wait for it
+ * to stop: its late result, or late rejection, is dropped. Shared by checkWithin and the CLI's
+ * trajectory replay.
+ */
+export function raceLimit<T>(options: {
   run: (signal: AbortSignal) => Promise<T>;
   limitMs: number;
   signal?: AbortSignal;
+  /** The caller's cancellation, instead of `signal`. */
+  cancellation?: Cancellation;
 }): Promise<T | typeof TIMED_OUT> {
   const { limitMs, signal } = options;
   const timer = new AbortController();
-  const unlink = signal ? followAbort({ from: signal, into: timer }) : undefined;
-  const running = options.run(timer.signal);
-  // The race below handles the rejection while it is pending; this handles one that comes after it.
-  running.catch(() => undefined);
-  let timeout: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
-    timeout = setTimeout(() => {
-      // Resolve before aborting, so a run that rejects at once on abort does not win the race.
+  const cancellation = options.cancellation ?? (signal ? cancellationOf(signal) : undefined);
+  const unlink = cancellation ? cancellation((reason) => timer.abort(reason)) : stayUnlinked;
+  return new Promise<T | typeof TIMED_OUT>((resolve, reject) => {
+    let settled = false;
+    const timeout = setTimeout(() => {
+      // Settle before aborting, so a run that rejects at once on abort does not win the race.
+      settled = true;
+      unlink();
       resolve(TIMED_OUT);
       timer.abort(
         new WardenError({ code: "CHECK_TIMEOUT", message: `the check did not finish within ${limitMs} ms` }),
       );
     }, limitMs);
+    const settle = () => {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(timeout);
+      unlink();
+      return true;
+    };
+    let running: Promise<T>;
+    try {
+      running = options.run(timer.signal);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    // A late result, or late rejection, is dropped (handled here, so it is never unhandled).
+    running.then(
+      (value) => {
+        if (settle()) resolve(value);
+      },
+      (error: unknown) => {
+        if (settle()) reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([running, expired]);
-  } finally {
-    clearTimeout(timeout);
-    unlink?.();
-  }
-}
-
-/**
- * Aborts `into` when `from` aborts (at once when it already has), with the same reason; returns how to
- * stop following. What AbortSignal.any does for two signals, without its cost per call (on Node 20 it
- * tracks the combined signal for garbage collection: tens of µs per check, more than a compiled check).
- */
-function followAbort(options: { from: AbortSignal; into: AbortController }): () => void {
-  const { from, into } = options;
-  if (from.aborted) {
-    into.abort(from.reason);
-    return () => undefined;
-  }
-  const onAbort = () => into.abort(from.reason);
-  from.addEventListener("abort", onAbort, { once: true });
-  return () => from.removeEventListener("abort", onAbort);
 }
 
 /** Whether raceLimit's answer is the timer's. */
@@ -107,21 +137,33 @@ export async function checkWithin(options: {
   /** performance.now() when the check began, for the decision's cost. */
   started: number;
   signal?: AbortSignal;
+  /** The caller's cancellation, instead of `signal`. */
+  cancellation?: Cancellation;
   /** What the check takes on trust from its caller (passed to the engine). */
   trust?: CheckTrust;
 }): Promise<Decision> {
   const { policy, subject, limitMs, signal, trust } = options;
   let engine: Engine | undefined;
+  const callers = options.cancellation ?? (signal ? cancellationOf(signal) : undefined);
+  let cancelled = false;
   const outcome = await raceLimit({
     limitMs,
-    ...(signal ? { signal } : {}),
+    ...(callers
+      ? {
+          cancellation: (cancel: (reason: unknown) => void) =>
+            callers((reason) => {
+              cancelled = true;
+              cancel(reason);
+            }),
+        }
+      : {}),
     run: async (combined) => {
       engine = await options.getEngine();
       return engine.check({ policy, subject, signal: combined, ...(trust ? { trust } : {}) });
     },
   });
   if (!timedOut(outcome)) return outcome;
-  if (signal?.aborted) {
+  if (cancelled || signal?.aborted) {
     // The caller gave up first (client went away, request cancelled): that stays a cancellation, which
     // is what a well-behaved engine answers to the caller's abort; the limit only stopped the wait.
     throw new WardenError({

@@ -152,6 +152,68 @@ describe("createGuardService check time limit", () => {
     expect(service.stats().checks.timeouts).toBe(0);
   }, 2000);
 
+  it.each([1000, 0])(
+    "takes a cancellation instead of a signal (limit %s ms): the engine's signal aborts, the listener goes",
+    async (checkTimeoutMs) => {
+      const { engines, calls } = fakeEngine(
+        ({ signal }) =>
+          new Promise<Decision>((_resolve, reject) => {
+            signal?.addEventListener("abort", () => reject(signal.reason));
+          }),
+      );
+      service = createGuardService({ policies: [policy], engines, checkTimeoutMs });
+      let cancel: ((reason: unknown) => void) | undefined;
+      let unlinked = false;
+      const pending = service.check({
+        policy: "mcp-tools",
+        subject,
+        cancellation: (c) => {
+          cancel = c;
+          return () => {
+            unlinked = true;
+          };
+        },
+      });
+      await sleep(5);
+      cancel?.(new WardenError({ code: "ABORTED", message: "the client closed the connection" }));
+      await expect(pending).rejects.toMatchObject({ code: "ABORTED" });
+      expect(calls[0]?.signal?.aborted).toBe(true);
+      expect(unlinked).toBe(true);
+      expect(service.stats().checks.timeouts).toBe(0);
+    },
+    2000,
+  );
+
+  it("ends a check cancelled through a cancellation whose engine ignores it at the limit, as a cancellation", async () => {
+    const { engines } = fakeEngine(never);
+    service = createGuardService({ policies: [policy], engines, checkTimeoutMs: 30 });
+    const pending = service.check({
+      policy: "mcp-tools",
+      subject,
+      cancellation: (cancel) => {
+        cancel(new Error("gone"));
+        return () => undefined;
+      },
+    });
+    await expect(pending).rejects.toMatchObject({ code: "ABORTED" });
+    expect(service.stats().checks.timeouts).toBe(0);
+  }, 2000);
+
+  it("unlinks the cancellation once the engine answered", async () => {
+    const { engines } = fakeEngine(async () => allowDecision({ engine: "fake", output: "ok" }));
+    service = createGuardService({ policies: [policy], engines, checkTimeoutMs: 1000 });
+    let unlinked = false;
+    const decision = await service.check({
+      policy: "mcp-tools",
+      subject,
+      cancellation: () => () => {
+        unlinked = true;
+      },
+    });
+    expect(decision.allowed).toBe(true);
+    expect(unlinked).toBe(true);
+  });
+
   it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, "100"])(
     "rejects checkTimeoutMs %s naming the field",
     (value) => {

@@ -17,7 +17,7 @@ import type { ModelClient } from "../llm/model.js";
 import type { MemoryWriteStats } from "../memory/memory-bank.js";
 import { type CheckFeedback, createFeedbackDesk, type FeedbackResult } from "./check-feedback.js";
 import { type CheckStatsSnapshot, createCheckStats } from "./check-stats.js";
-import { checkWithin } from "./check-within.js";
+import { type Cancellation, checkWithin } from "./check-within.js";
 import type { EngineName } from "./create-engine.js";
 import type { EngineProvider } from "./engine-pool.js";
 
@@ -60,6 +60,8 @@ export interface GuardService {
     subject: Subject;
     engine?: EngineName;
     signal?: AbortSignal;
+    /** How the caller says it gave up, instead of `signal` (see Cancellation in ./check-within.ts). */
+    cancellation?: Cancellation;
     /**
      * What the check takes on trust (default: nothing — context facts are compared with the agent
      * output, not taken; see engines/compiled/context-facts.ts). Faces derive it from the caller
@@ -148,7 +150,7 @@ export function createGuardService(options: {
     listPolicies: () => [...policies.values()].map((policy) => summarizePolicyRules({ policy })),
     getPolicy,
     getEngine: ({ engine }) => engines.get({ ...(engine ? { engine } : {}) }),
-    async check({ policy: name, subject, engine: engineName, signal, trust: stated, caller }) {
+    async check({ policy: name, subject, engine: engineName, signal, cancellation, trust: stated, caller }) {
       const started = performance.now();
       // Stated trust wins (a face that built the facts itself); else what the caller's scopes give.
       const trust = stated ?? (caller ? trustOf({ caller }) : undefined);
@@ -157,11 +159,12 @@ export function createGuardService(options: {
         const getEngine = () => engines.get({ ...(engineName ? { engine: engineName } : {}) });
         let decision: Decision;
         if (checkTimeoutMs === 0) {
-          const engine = await getEngine();
-          decision = await engine.check({
+          decision = await checkUnlimited({
             policy,
             subject,
+            getEngine,
             ...(signal ? { signal } : {}),
+            ...(cancellation ? { cancellation } : {}),
             ...(trust ? { trust } : {}),
           });
         } else {
@@ -173,6 +176,7 @@ export function createGuardService(options: {
             limitMs: checkTimeoutMs,
             started,
             ...(signal ? { signal } : {}),
+            ...(cancellation ? { cancellation } : {}),
             ...(trust ? { trust } : {}),
           });
         }
@@ -200,4 +204,28 @@ export function createGuardService(options: {
       }
     },
   };
+}
+
+/** A check without a time limit; a caller's cancellation becomes the engine's signal. */
+async function checkUnlimited(options: {
+  policy: Policy;
+  subject: Subject;
+  getEngine: () => Promise<Engine>;
+  signal?: AbortSignal;
+  cancellation?: Cancellation;
+  trust?: CheckTrust;
+}): Promise<Decision> {
+  const { policy, subject, trust, cancellation } = options;
+  const engine = await options.getEngine();
+  if (!cancellation) {
+    const { signal } = options;
+    return engine.check({ policy, subject, ...(signal ? { signal } : {}), ...(trust ? { trust } : {}) });
+  }
+  const controller = new AbortController();
+  const unlink = cancellation((reason) => controller.abort(reason));
+  try {
+    return await engine.check({ policy, subject, signal: controller.signal, ...(trust ? { trust } : {}) });
+  } finally {
+    unlink();
+  }
 }

@@ -18,6 +18,7 @@ import { type Context, Hono } from "hono";
 import { type Caller, trustOf } from "../core/caller.js";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
+import { type Cancellation, cancellationOf as cancellationOfSignal } from "../runtime/check-within.js";
 import type { GuardService } from "../runtime/guard-service.js";
 import {
   type Authenticator,
@@ -33,6 +34,7 @@ import { allowedHostsFor, assertHostAllowed } from "./host-allow-list.js";
 import { httpErrorFor } from "./http-status.js";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
 import { readJsonBody } from "./request-body.js";
+import { type HeaderReader, headerReader } from "./request-headers.js";
 import { createServerLogger, type Logger, type RequestLogVariables, requestLog } from "./request-log.js";
 
 /** Default request size limit: 1 MiB holds the longest agent logs of the benchmarks many times over. */
@@ -58,7 +60,7 @@ export interface WardenAppOptions {
 /** Under @hono/node-server (startServer) the app also gets Node's request and response. */
 type AppEnv = {
   Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
-  Variables: RequestLogVariables & { caller: Caller };
+  Variables: RequestLogVariables & { caller: Caller; header: HeaderReader };
 };
 
 export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
@@ -107,25 +109,28 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
   const authenticator = options.options.authenticator ?? openAuthenticator();
 
   const admit = (c: Context<AppEnv>) => {
+    const header = headerReader({ incoming: c.env?.incoming, request: c.req });
+    c.set("header", header);
     // The URL's host differs from the Host header only for an absolute-form target; both must name us.
-    const header = c.req.header("host");
+    const host = header("host");
     const urlHost = new URL(c.req.url).host;
-    assertHostAllowed({ allowed: allowedHosts, hosts: header === undefined ? [urlHost] : [header, urlHost] });
+    assertHostAllowed({ allowed: allowedHosts, hosts: host === undefined ? [urlHost] : [host, urlHost] });
     assertSameSiteOrAllowed({
-      origin: c.req.header("origin"),
-      fetchSite: c.req.header("sec-fetch-site"),
+      origin: header("origin"),
+      fetchSite: header("sec-fetch-site"),
       allowed: corsOrigins,
     });
   };
   const identify = async (c: Context<AppEnv>) => {
+    const header = headerOf(c);
     if (c.req.path !== "/healthz") {
-      const authorization = c.req.header("authorization");
+      const authorization = header("authorization");
       const caller = await authenticator.authenticate(authorization !== undefined ? { authorization } : {});
       if (caller === "unauthorized") throw unauthorizedError();
       c.set("caller", caller);
       c.set("callerName", caller.name);
     }
-    if (c.req.method === "POST") assertJsonContentType({ contentType: c.req.header("content-type") });
+    if (c.req.method === "POST") assertJsonContentType({ contentType: header("content-type") });
   };
 
   if (corsOrigins.size === 0) {
@@ -183,7 +188,7 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
     readJsonBody({
       incoming: c.env?.incoming,
       request: c.req.raw,
-      header: (name) => c.req.header(name),
+      header: headerOf(c),
       maxBodyBytes,
       maxJsonDepth,
     });
@@ -199,7 +204,7 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
       policy: request.policy,
       subject: request.subject,
       ...(request.engine ? { engine: request.engine } : {}),
-      signal: closeSignalOf(c),
+      cancellation: cancellationOf(c),
       caller,
       trust: trustOf({ caller }),
     });
@@ -220,17 +225,25 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
   });
 }
 
+/** The request's header reader, made by the first defence (or here, where none ran). */
+function headerOf(c: Context<AppEnv>): HeaderReader {
+  return c.get("header") ?? headerReader({ incoming: c.env?.incoming, request: c.req });
+}
+
 /**
- * Aborted when the client goes away before its answer is sent, so an engine can stop (a model engine's
- * calls). Under @hono/node-server it follows Node's response directly: the WHATWG Request's own signal
- * would build that Request for every check (see ./request-body.ts).
+ * Cancels the check when the client goes away before its answer is sent, so an engine can stop (a model
+ * engine's calls). Under @hono/node-server it follows Node's response directly: the WHATWG Request's own
+ * signal would build that Request for every check (see ./request-body.ts), and a signal of our own would
+ * cost an AbortController per check besides the one the time limit needs.
  */
-function closeSignalOf(c: Context<AppEnv>): AbortSignal {
+function cancellationOf(c: Context<AppEnv>): Cancellation {
   const outgoing = c.env?.outgoing;
-  if (!outgoing) return c.req.raw.signal;
-  const controller = new AbortController();
-  outgoing.once("close", () => {
-    if (!outgoing.writableFinished) controller.abort(new Error("the client closed the connection"));
-  });
-  return controller.signal;
+  if (!outgoing) return cancellationOfSignal(c.req.raw.signal);
+  return (cancel) => {
+    const onClose = () => {
+      if (!outgoing.writableFinished) cancel(new Error("the client closed the connection"));
+    };
+    outgoing.once("close", onClose);
+    return () => outgoing.off("close", onClose);
+  };
 }

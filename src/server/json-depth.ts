@@ -6,6 +6,7 @@
  * pass) and answers a 400 that names where the value got too deep.
  */
 import { WardenError } from "../core/errors.js";
+import { nestsDeeperThan } from "../util/json-brackets.js";
 
 /**
  * Deepest nesting accepted in a request body (the body object itself is level 1). A check request needs
@@ -41,7 +42,9 @@ interface Frame {
  * that is not JSON the answer means nothing, and the parse reports the error.
  */
 export function findTooDeep(options: { text: string; maxDepth: number }): string[] | undefined {
+  // Every request body is scanned, nearly none is too deep: count levels first, name the path only then.
   const { text, maxDepth } = options;
+  if (!nestsDeeperThan({ text, limit: maxDepth })) return undefined;
   const frames: Frame[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -1,9 +1,11 @@
 /**
  * Request logging: one pino line per request on stderr (method, path, status, ms, and the verdict when a
  * check was answered), so stdout stays free and a log shipper can read the lines as JSON. Lines are
- * written asynchronously: a write system call per request, waited for, was about a fifth of a request's
- * time in the service; lines that come while a write is under way go out together with the next one, and
- * what is still buffered when the process exits is flushed then (pino's exit hook).
+ * written asynchronously and in batches: a write system call per request, waited for, was about a fifth
+ * of a request's time in the service, and even unwaited, one write per line (a thread-pool job and its
+ * completion) cost a busy service a few percent. Lines are buffered up to BATCH_BYTES and written at
+ * least every FLUSH_EVERY_MS, so a quiet service's lines still show within a fraction of a second; what
+ * is still buffered when the process exits is flushed then (pino's exit hook).
  */
 import type { MiddlewareHandler } from "hono";
 import { type Logger, pino } from "pino";
@@ -20,11 +22,16 @@ export interface RequestLogVariables {
   callerName?: string;
 }
 
-/** The server's default logger: JSON lines on stderr, written without blocking the request. */
+/** Lines buffered before a write (about 16 request lines). */
+const BATCH_BYTES = 4096;
+/** The longest a line waits in the buffer. */
+const FLUSH_EVERY_MS = 200;
+
+/** The server's default logger: JSON lines on stderr, written in batches without blocking the request. */
 export function createServerLogger(options: { level?: string; name?: string } = {}): Logger {
   return pino(
     { name: options.name ?? "warden", level: options.level ?? "info", base: undefined },
-    pino.destination({ fd: 2, sync: false }),
+    pino.destination({ fd: 2, sync: false, minLength: BATCH_BYTES, periodicFlush: FLUSH_EVERY_MS }),
   );
 }
 
@@ -36,16 +43,17 @@ export function requestLog(options: {
     const started = performance.now();
     await next();
     const status = c.res.status;
+    // One object of one shape, absent fields undefined (JSON leaves them out), rather than spreads.
     const fields = {
       method: c.req.method,
       path: c.req.path,
       status,
       ms: Math.round((performance.now() - started) * 1000) / 1000,
-      ...(c.get("verdict") ? { verdict: c.get("verdict") } : {}),
-      ...(c.get("policy") ? { policy: c.get("policy") } : {}),
-      ...(c.get("engine") ? { engine: c.get("engine") } : {}),
-      ...(c.get("errorCode") ? { code: c.get("errorCode") } : {}),
-      ...(c.get("callerName") ? { caller: c.get("callerName") } : {}),
+      verdict: c.get("verdict") || undefined,
+      policy: c.get("policy") || undefined,
+      engine: c.get("engine") || undefined,
+      code: c.get("errorCode") || undefined,
+      caller: c.get("callerName") || undefined,
     };
     if (status >= 500) logger.error(fields, "request");
     else logger.info(fields, "request");

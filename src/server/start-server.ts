@@ -136,6 +136,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     { url, policies: service.listPolicies().map((p) => p.name), engine: service.defaultEngine },
     "listening",
   );
+  // The request log writes in batches; the line that says where the service is goes out at once.
+  log?.flush();
 
   let closing: Promise<void> | undefined;
   return {

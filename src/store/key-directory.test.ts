@@ -10,6 +10,9 @@ import type { Store } from "./store.js";
 const dir = mkdtempSync(join(tmpdir(), "warden-key-directory-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Another connection's commit counts from the next event-loop turn (the SQLite store's changeMarkFor). */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 describe("key directory", () => {
   it("has no keys on a fresh store, and keeps saying it has keys after the last one is revoked", async () => {
     const store = await createSqliteStore({ path: ":memory:" });
@@ -24,7 +27,7 @@ describe("key directory", () => {
     await store.close();
   });
 
-  it("sees keys created and revoked by another store instance on the next call (no stale cache)", async () => {
+  it("sees keys created and revoked by another store instance from the next turn (no stale cache)", async () => {
     const path = join(dir, "shared.db");
     const admin = await createSqliteStore({ path });
     const server = await createSqliteStore({ path });
@@ -36,6 +39,7 @@ describe("key directory", () => {
       scopes: ["check", "facts"],
       policies: ["mcp-tools"],
     });
+    await nextTurn();
     expect(await directory.hasKeys()).toBe(true);
     expect(await directory.authenticate({ token })).toEqual({
       name: "agent-1",
@@ -43,9 +47,11 @@ describe("key directory", () => {
       policies: ["mcp-tools"],
     });
     await admin.revokeApiKey({ name: "agent-1" });
+    await nextTurn();
     expect(await directory.authenticate({ token })).toBeUndefined();
     // The name is free again; the old token stays dead and the new one works.
     const again = await issueApiKey({ store: admin, name: "agent-1" });
+    await nextTurn();
     expect(await directory.authenticate({ token })).toBeUndefined();
     expect(await directory.authenticate({ token: again.token })).toEqual({
       name: "agent-1",
@@ -54,7 +60,7 @@ describe("key directory", () => {
     await Promise.all([admin.close(), server.close()]);
   });
 
-  it("reads the store again only when its change mark moved: a revocation counts on the next call", async () => {
+  it("reads the store again only when its change mark moved: a revocation counts from the next turn", async () => {
     const path = join(dir, "marks.db");
     const admin = await createSqliteStore({ path });
     const server = await createSqliteStore({ path });
@@ -76,6 +82,7 @@ describe("key directory", () => {
     const own = await issueApiKey({ store: server, name: "own" });
     expect(await directory.hasKeys()).toBe(true);
     const { token } = await issueApiKey({ store: admin, name: "agent" });
+    await nextTurn();
     reads = 0;
     expect(await directory.authenticate({ token })).toEqual({ name: "agent", scopes: ["check"] });
     // The first use is recorded (a write, so the mark moves once more); after that nothing changes.
@@ -83,6 +90,7 @@ describe("key directory", () => {
     expect(await directory.authenticate({ token })).toEqual({ name: "agent", scopes: ["check"] });
     expect(reads).toBe(2);
     await admin.revokeApiKey({ name: "agent" });
+    await nextTurn();
     expect(await directory.authenticate({ token })).toBeUndefined();
     expect(await directory.authenticate({ token: own.token })).toEqual({ name: "own", scopes: ["check"] });
     await server.revokeApiKey({ name: "own" });
@@ -98,6 +106,7 @@ describe("key directory", () => {
     expect(first).toEqual(expect.any(String));
     expect(a.changeMark?.()).toBe(first);
     await issueApiKey({ store: b, name: "x" });
+    await nextTurn();
     const second = a.changeMark?.();
     expect(second).not.toBe(first);
     await a.revokeApiKey({ name: "x" });

@@ -11,8 +11,9 @@
  * revoking the last key must not quietly turn a keyed service back into an open one. Any other answer
  * (no keys yet; the caller behind a token) is reused only while the store's change mark (Store.changeMark)
  * stays what it was when the answer was read: any write to the store, by this process or another, moves
- * the mark, so a key created or revoked by `warden keys` counts on the very next request of a running
- * server, exactly as when every request read the store. A store without a mark is read every time.
+ * the mark, so a key created or revoked by `warden keys` counts on the next request a running server
+ * reads (the SQLite store reads another process's commits once per event-loop turn: requests already
+ * being read in that turn are answered as before it). A store without a mark is read every time.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Caller, CallerScope } from "../core/caller.js";

@@ -90,15 +90,24 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
 /**
  * The store's change mark: SQLite's data_version, which moves when another connection (another store or
  * process, `warden keys` included) commits, with this connection's own count of changed rows, which
- * data_version does not count. One prepared statement, read synchronously: a microsecond or two.
+ * data_version does not count. The count is read on every call (a microsecond); data_version needs a read
+ * transaction (file locks: several µs, a few percent of a request in the HTTP service, which asks on every
+ * request), so it is read at most once per turn of the event loop: the requests answered in one turn were
+ * all being read when it was, and a commit elsewhere counts from the next turn.
  */
 function changeMarkFor(options: { database: Database.Database }): () => string {
-  const statement = options.database
-    .prepare("select (select data_version from pragma_data_version) as v, total_changes() as c")
-    .raw(true);
+  const versionOf = options.database.prepare("pragma data_version").pluck(true);
+  const changesOf = options.database.prepare("select total_changes()").pluck(true);
+  let version: number | undefined;
+  const forget = () => {
+    version = undefined;
+  };
   return () => {
-    const [version, changes] = statement.get() as [number, number];
-    return `${version}:${changes}`;
+    if (version === undefined) {
+      version = versionOf.get() as number;
+      setImmediate(forget);
+    }
+    return `${version}:${changesOf.get() as number}`;
   };
 }
 
