@@ -34,6 +34,15 @@
  * Real paths (`realPaths: true`, for an upstream on this machine's file system): each path argument is
  * replaced by its real path (symbolic links resolved) before the check, and that is what is forwarded,
  * so a link inside the workspace cannot take a checked path somewhere the policy forbids.
+ *
+ * The hot path: a well-formed `tools/call` is relayed by the proxy itself, not by the SDK Server and
+ * Client (intercept-transport.ts): checked once, forwarded as raw JSON-RPC under an id of the proxy's own
+ * (`warden-proxy-N`, so it never meets the agent's or the SDK client's ids), and the upstream's answer
+ * sent back under the agent's id as it came — its result or its error, code and data untouched. The
+ * relay keeps what the SDK pair gave it: the request time limit (RequestTimeout, cancelled upstream),
+ * the agent's `notifications/cancelled` (the check aborted, the call cancelled upstream), and
+ * ConnectionClosed for calls still waiting when the proxy closes. Everything else (initialize, lists,
+ * resources, prompts, notifications) still goes through the SDK pair.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
