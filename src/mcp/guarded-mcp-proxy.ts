@@ -286,9 +286,8 @@ function truncated(text: string): string {
 }
 
 /**
- * The text of a tools/call result, read defensively: the proxy's client takes the upstream's answer
- * through the loose schema (its server side validates it as a tool result before it goes out, once), so
- * any field may be missing or of another shape here.
+ * The text of a tools/call result, read defensively: the relay passes the upstream's answer on as it
+ * came (the agent's own client validates it), so any field may be missing or of another shape here.
  */
 function observationOf(result: ServerResult): string {
   const content = (result as { content?: unknown }).content;
