@@ -270,6 +270,20 @@ describe("createGuardedMcpProxy", () => {
     ]);
   });
 
+  it("keeps the newest observations within a budget, so a long session's subject stays small", async () => {
+    const { agent, subjects } = await setUp();
+    const long = (i: number) => `/tmp/${"x".repeat(1900)}${i}`;
+    for (let i = 0; i < 10; i++)
+      await agent.callTool({ name: "filesystem.read_file", arguments: { path: long(i) } });
+    await agent.callTool({ name: "filesystem.read_file", arguments: { path: "/tmp/a" } });
+    const trajectory = subjects[10]!.trajectory!;
+    expect(trajectory).toHaveLength(11);
+    const observed = trajectory.map((step) => step.observation?.length ?? 0);
+    expect(observed.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(16 * 1024);
+    expect(trajectory[0]).toEqual({ action: "filesystem.read_file", args: { path: long(0) } });
+    expect(trajectory[9]!.observation).toBe(`contents of ${long(9)}`);
+  });
+
   it("checks un-namespaced upstream tools under the configured prefix", async () => {
     const { agent, upstream } = await setUp({ namespaced: false, toolPrefix: "filesystem." });
     const denied = await agent.callTool({ name: "delete_file", arguments: { path: "/etc/hosts" } });

@@ -34,17 +34,27 @@
  * Real paths (`realPaths: true`, for an upstream on this machine's file system): each path argument is
  * replaced by its real path (symbolic links resolved) before the check, and that is what is forwarded,
  * so a link inside the workspace cannot take a checked path somewhere the policy forbids.
+ *
+ * The hot path: a well-formed `tools/call` is relayed by the proxy itself, not by the SDK Server and
+ * Client (intercept-transport.ts): checked once, forwarded as raw JSON-RPC under an id of the proxy's own
+ * (`warden-proxy-N`, so it never meets the agent's or the SDK client's ids), and the upstream's answer
+ * sent back under the agent's id as it came — its result or its error, code and data untouched. The
+ * relay keeps what the SDK pair gave it: the request time limit (RequestTimeout, cancelled upstream),
+ * the agent's `notifications/cancelled` (the check aborted, the call cancelled upstream), and
+ * ConnectionClosed for calls still waiting when the proxy closes. Everything else (initialize, lists,
+ * resources, prompts, notifications) still goes through the SDK pair.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
-  type CallToolResult,
   CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  type JSONRPCMessage,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -70,7 +80,10 @@ import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import { checkWithin } from "../runtime/check-within.js";
 import { CheckTimeoutMsSchema, DEFAULT_CHECK_TIMEOUT_MS } from "../runtime/guard-service.js";
+import { DEFAULT_OFFLOAD_THRESHOLD_BYTES } from "../runtime/offload/check-pool.js";
+import { batchedLog } from "./batched-log.js";
 import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
+import { interceptTransport } from "./intercept-transport.js";
 import { toMcpError } from "./mcp-errors.js";
 import { realPathArgs } from "./real-path-args.js";
 import { toolCallSubject } from "./tool-call-subject.js";
@@ -159,6 +172,15 @@ const OptionsSchema = z.object({
 
 /** How much of a forwarded call's result the trajectory keeps as the step's observation. */
 const MAX_OBSERVATION_CHARS = 2000;
+/**
+ * How many characters of observations the whole trajectory keeps, newest first (older steps keep their
+ * action and arguments only). Half the check pool's offload threshold: a long session's subject then
+ * stays small enough for the compiled check to run inline, instead of every call paying a copy of the
+ * whole trajectory to a worker thread (about 0.6 ms of CPU per call at 50 steps of 1 KB results).
+ */
+const OBSERVATION_BUDGET_CHARS = DEFAULT_OFFLOAD_THRESHOLD_BYTES / 2;
+/** How long a per-call log line may wait to be written with the next ones. */
+const LOG_BATCH_MS = 50;
 /** At most this many pages of `tools/list` are read when the proxy fetches the schemas itself. */
 const MAX_TOOL_LIST_PAGES = 100;
 
@@ -197,6 +219,47 @@ function learnTools(cache: ToolSchemaCache, options: { result: unknown; firstPag
   for (const tool of toolsOf(options.result)) cache.schemas.set(tool.name, tool.inputSchema);
 }
 
+/** A relayed `tools/call` on its way: its check's signal, and once forwarded, its upstream id. */
+interface RelayedCall {
+  agentId: string | number;
+  controller: AbortController;
+  upstreamId?: string;
+  timer?: NodeJS.Timeout;
+  /** Its step in the trajectory, once forwarded: the answer fills in the observation. */
+  step?: Step;
+}
+
+interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+interface ErrorBody {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The params of a tool call as the SDK's schema requires them: a name, and arguments as an object. */
+function isToolCallParams(params: unknown): params is ToolCallParams {
+  if (typeof params !== "object" || params === null) return false;
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  return (
+    typeof name === "string" &&
+    (args === undefined || (typeof args === "object" && args !== null && !Array.isArray(args)))
+  );
+}
+
+/** A JSON-RPC error as the SDK's server writes an McpError. */
+function errorBody(error: McpError): ErrorBody {
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.data !== undefined ? { data: error.data } : {}),
+  };
+}
+
 function isTransport(value: GuardedMcpProxyOptions["upstream"]): value is Transport {
   return typeof (value as Transport).start === "function" && typeof (value as Transport).send === "function";
 }
@@ -207,14 +270,24 @@ function inheritedEnv(): Record<string, string> {
   );
 }
 
+/** Drops the observations of the oldest steps past OBSERVATION_BUDGET_CHARS, counting from the newest. */
+function trimObservations(history: Step[]): void {
+  let kept = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const step = history[i] as Step;
+    if (step.observation === undefined) continue;
+    kept += step.observation.length;
+    if (kept > OBSERVATION_BUDGET_CHARS) delete step.observation;
+  }
+}
+
 function truncated(text: string): string {
   return text.length > MAX_OBSERVATION_CHARS ? `${text.slice(0, MAX_OBSERVATION_CHARS)}…` : text;
 }
 
 /**
- * The text of a tools/call result, read defensively: the proxy's client takes the upstream's answer
- * through the loose schema (its server side validates it as a tool result before it goes out, once), so
- * any field may be missing or of another shape here.
+ * The text of a tools/call result, read defensively: the relay passes the upstream's answer on as it
+ * came (the agent's own client validates it), so any field may be missing or of another shape here.
  */
 function observationOf(result: ServerResult): string {
   const content = (result as { content?: unknown }).content;
@@ -269,6 +342,7 @@ function refusal(options: { label: string; decision: Decision }): McpError {
 export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Promise<GuardedMcpProxy> {
   const o = parseWith({ schema: OptionsSchema, value: options, what: "guard proxy options" });
   const { policy, engine, logger } = options;
+  const callLog = logger ? batchedLog({ logger, delayMs: LOG_BATCH_MS }) : undefined;
   const historyLimit = o.historyLimit ?? 50;
   const timeout = o.requestTimeoutMs;
   const upstream = isTransport(options.upstream)
@@ -281,10 +355,21 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         stderr: "inherit",
       });
 
+  // The relayed tools/call requests (relayCall below): by the agent's id, and by the id sent upstream.
+  const relayed = new Map<string | number, RelayedCall>();
+  const awaiting = new Map<string, RelayedCall>();
+  let relayIds = 0;
+  let agent: Transport | undefined;
+  let onAgentMessage: (message: JSONRPCMessage) => boolean = () => false;
+  let onUpstreamMessage: (message: JSONRPCMessage) => boolean = () => false;
+
   const name = options.name ?? "warden-guard-proxy";
   const version = options.version ?? "0.1.0";
   const client = new Client({ name, version }, { capabilities: {} });
-  await client.connect(upstream, timeout ? { timeout } : undefined);
+  await client.connect(
+    interceptTransport({ transport: upstream, intercept: (message) => onUpstreamMessage(message) }),
+    timeout ? { timeout } : undefined,
+  );
 
   const upstreamCapabilities = client.getServerCapabilities();
   const upstreamTools = upstreamCapabilities?.tools;
@@ -425,9 +510,8 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         engine: decision.engine,
         ms: performance.now() - started,
       };
-      // Written once the answer is on its way: the line (a synchronous write to stderr in the CLI) stays
-      // off the path the agent waits on, and lines keep their order.
-      setImmediate(() => logger.info(line, forwarded ? "forwarded" : "blocked"));
+      // Written after the answer, in batches (batched-log.ts): off the path the agent waits on, in order.
+      callLog?.info({ fields: line, message: forwarded ? "forwarded" : "blocked" });
     }
     options.onDecision?.({ tool: call.tool, checkedAs, decision, forwarded });
     return { checkedAs, decision };
@@ -446,14 +530,19 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     return result;
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = request.params.name;
+  /**
+   * One agent `tools/call`, relayed by the proxy itself (see intercept-transport.ts): checked, then either
+   * answered with the refusal or forwarded upstream under an id of the proxy's own, the answer going back
+   * under the agent's id as it came.
+   */
+  const relayCall = async (call: RelayedCall, params: ToolCallParams): Promise<void> => {
+    const tool = params.name;
     // Known schemas are read at once: no promise on the path of every call.
     const inputSchema =
       toolSchemas.schemas.has(tool) || toolSchemas.complete
         ? toolSchemas.schemas.get(tool)
         : await fetchInputSchema(tool);
-    let args = request.params.arguments ?? {};
+    let args = params.arguments ?? {};
     let rewritten = false;
     if (o.realPaths) {
       const base = policy.rules?.paths?.base;
@@ -464,33 +553,99 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         logger?.info({ tool, rewrites: real.rewrites }, "checking and forwarding real paths");
       }
     }
-    const { checkedAs, decision } = await decide({ tool, args, signal: extra.signal, inputSchema });
-    if (!decision.allowed) return blockedCallResult({ tool, decision });
+    const signal = call.controller.signal;
+    const { checkedAs, decision } = await decide({ tool, args, signal, inputSchema });
+    if (signal.aborted) return;
+    if (!decision.allowed) return answer(call, { result: blockedCallResult({ tool, decision }) });
 
-    const step = remember({ action: checkedAs, args });
-    try {
-      // Task augmentation is not offered downstream, so only the call itself is forwarded.
-      const params = {
-        name: tool,
-        // What was checked is what is forwarded: the real paths when they were resolved.
-        ...(rewritten
-          ? { arguments: args }
-          : request.params.arguments !== undefined
-            ? { arguments: request.params.arguments }
-            : {}),
-        ...(request.params._meta !== undefined ? { _meta: request.params._meta } : {}),
-      };
-      // The loose schema: the server side validates the answer as a tool result on its way out, so a
-      // second validation here would only repeat it.
-      const result = await client.request({ method: "tools/call", params }, ResultSchema, {
-        signal: extra.signal,
-        ...(timeout ? { timeout } : {}),
+    call.step = remember({ action: checkedAs, args });
+    call.upstreamId = `warden-proxy-${++relayIds}`;
+    awaiting.set(call.upstreamId, call);
+    const limit = timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
+    call.timer = setTimeout(() => {
+      cancelUpstream(call, "timed out");
+      answer(call, {
+        error: errorBody(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: limit })),
       });
-      step.observation = observationOf(result);
-      return result as CallToolResult;
-    } catch (error) {
-      throw toMcpError({ error });
+    }, limit);
+    // Task augmentation is not offered downstream, so only the call itself is forwarded.
+    const forwarded = {
+      name: tool,
+      // What was checked is what is forwarded: the real paths when they were resolved.
+      ...(rewritten
+        ? { arguments: args }
+        : params.arguments !== undefined
+          ? { arguments: params.arguments }
+          : {}),
+      ...(params._meta !== undefined ? { _meta: params._meta } : {}),
+    };
+    await upstream.send({ jsonrpc: "2.0", id: call.upstreamId, method: "tools/call", params: forwarded });
+  };
+
+  /** Sends the agent the answer to a relayed call (once; none after a cancellation) and forgets the call. */
+  const answer = (call: RelayedCall, body: { result: Record<string, unknown> } | { error: ErrorBody }) => {
+    forget(call);
+    if (call.controller.signal.aborted || !agent) return;
+    agent.send({ jsonrpc: "2.0", id: call.agentId, ...body } as JSONRPCMessage).catch(() => undefined);
+  };
+
+  const forget = (call: RelayedCall) => {
+    if (relayed.get(call.agentId) === call) relayed.delete(call.agentId);
+    if (call.upstreamId) awaiting.delete(call.upstreamId);
+    if (call.timer) clearTimeout(call.timer);
+  };
+
+  const cancelUpstream = (call: RelayedCall, reason: string) => {
+    if (!call.upstreamId || !awaiting.has(call.upstreamId)) return;
+    const notification = {
+      jsonrpc: "2.0" as const,
+      method: "notifications/cancelled",
+      params: { requestId: call.upstreamId, reason },
+    };
+    upstream.send(notification).catch(() => undefined);
+  };
+
+  onAgentMessage = (message) => {
+    if (!("method" in message)) return false;
+    const params = (message as { params?: unknown }).params;
+    if (message.method === "tools/call" && "id" in message) {
+      if (!isToolCallParams(params)) return false;
+      const call: RelayedCall = { agentId: message.id, controller: new AbortController() };
+      relayed.set(message.id, call);
+      relayCall(call, params).catch((error) => answer(call, { error: errorBody(toMcpError({ error })) }));
+      return true;
     }
+    if (message.method === "notifications/cancelled") {
+      const call = relayed.get((params as { requestId?: string | number } | undefined)?.requestId ?? "");
+      if (!call) return false;
+      const reason = (params as { reason?: unknown }).reason;
+      cancelUpstream(call, typeof reason === "string" ? reason : "cancelled");
+      forget(call);
+      call.controller.abort(reason);
+      return true;
+    }
+    return false;
+  };
+
+  onUpstreamMessage = (message) => {
+    if ("method" in message || !("id" in message) || typeof message.id !== "string") return false;
+    const call = awaiting.get(message.id);
+    if (!call) return false;
+    if ("result" in message) {
+      if (call.step) {
+        call.step.observation = observationOf(message.result as ServerResult);
+        trimObservations(history);
+      }
+      answer(call, { result: message.result });
+    } else if ("error" in message) {
+      answer(call, { error: message.error });
+    }
+    return true;
+  };
+
+  // Every well-formed tools/call is relayed before the SDK sees it; what reaches here failed its schema.
+  server.setRequestHandler(CallToolRequestSchema, () => {
+    throw new McpError(ErrorCode.InvalidParams, "tools/call: params are not a tool call");
   });
 
   /**
@@ -510,6 +665,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     const step = remember({ action: checkedAs, args: call.args });
     const result = await forward({ method: call.method, params: call.params }, call.signal);
     step.observation = contentText(result);
+    trimObservations(history);
     return result;
   };
 
@@ -581,6 +737,13 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      callLog?.flush();
+      // Calls still waiting for the upstream are answered as the SDK answers requests on a closed connection.
+      const closedError = errorBody(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      for (const call of [...relayed.values()]) {
+        answer(call, { error: closedError });
+        call.controller.abort();
+      }
       await server.close().catch(() => undefined);
       await client.close().catch(() => undefined);
     })();
@@ -598,7 +761,12 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   return {
     server,
     client,
-    connect: ({ transport }) => server.connect(transport),
+    connect: ({ transport }) => {
+      agent = transport;
+      return server.connect(
+        interceptTransport({ transport, intercept: (message) => onAgentMessage(message) }),
+      );
+    },
     stats: () => ({ ...stats, byVerdict: { ...stats.byVerdict } }),
     closed,
     close: async () => {
