@@ -3,6 +3,10 @@
  * (engines, models, sandbox, toolbox, memory, stores, policies) for everything else. The HTTP server,
  * the MCP server and test helpers are the subpath exports warden/server, warden/mcp and warden/testing.
  */
+// The compiled engine's synchronous API (`assess`, `extract`) needs its extractors loaded: the library
+// loads them with itself (only the CLI loads them on demand).
+import "./engines/compiled/extractors/eager-extractors.js";
+
 export * from "./core/index.js";
 export { createAutoEngine } from "./engines/auto-engine.js";
 export {

@@ -47,6 +47,8 @@ import { agentAnswer } from "../../src/engines/common/agent-answer.js";
 import { createCompiledEngine } from "../../src/engines/compiled/compiled-engine.js";
 import { compilePolicyRules } from "../../src/engines/compiled/compiled-policy.js";
 import { extractFacts } from "../../src/engines/compiled/extract-facts.js";
+// extractFacts runs synchronously here: its extractors are registered up front, as the library does.
+import "../../src/engines/compiled/extractors/eager-extractors.js";
 import {
   configureEhrAgentCache,
   extractEhrAgentAccess,

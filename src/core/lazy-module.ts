@@ -4,7 +4,8 @@
  * SQL parser are each needed by only some policies and some checks, but the code that needs them is
  * synchronous and sits under every compiled check: a static import would make `warden check` — a
  * pre-tool hook run on every action — pay for all of them. Every package loaded this way is
- * CommonJS (or offers a `require` entry), so `require` returns the same module an import would.
+ * CommonJS (or offers a `require` entry) or a Node built-in, so `require` returns the same module an
+ * import would.
  */
 import { createRequire } from "node:module";
 

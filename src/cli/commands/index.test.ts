@@ -13,8 +13,13 @@ describe("commandsFor", () => {
     expect(commandsFor({ args: ["policy", "build", "--help"] })).toEqual(["policy"]);
   });
 
+  it("is no command for a lone version flag: printing the version loads nothing", () => {
+    expect(commandsFor({ args: ["--version"] })).toEqual([]);
+    expect(commandsFor({ args: ["-V"] })).toEqual([]);
+  });
+
   it("is every command for program help, a global flag, no command or an unknown one", () => {
-    for (const args of [[], ["--help"], ["help"], ["--version"], ["chek"], ["toString"]]) {
+    for (const args of [[], ["--help"], ["help"], ["--version", "check"], ["chek"], ["toString"]]) {
       expect(commandsFor({ args })).toEqual(COMMAND_NAMES);
     }
   });

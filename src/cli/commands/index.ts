@@ -2,9 +2,9 @@
  * Registers the CLI commands, loading only the module of the command that runs: `warden check` is a
  * pre-tool hook called on every action, so it must not pay for the server, the MCP SDK, the benchmark
  * or the model providers that other commands import. Each command keeps its options and action in its
- * own file; this table only knows how to load it. Whatever else is asked (help for the program, an
- * unknown command, a global flag) loads every command, so `--help` and commander's suggestions see them
- * all.
+ * own file; this table only knows how to load it. `warden --version` alone loads none (it prints one
+ * line). Whatever else is asked (help for the program, an unknown command, another global flag) loads
+ * every command, so `--help` and commander's suggestions see them all.
  */
 import type { Command } from "commander";
 
@@ -41,12 +41,17 @@ async function registerPolicyCommands(options: { program: Command }): Promise<vo
 /** The names of the top-level commands, in the order `warden --help` lists them. */
 export const COMMAND_NAMES = Object.keys(COMMANDS);
 
+/** The program's version flags: asked alone, they need no command. */
+const VERSION_FLAGS = new Set(["--version", "-V"]);
+
 /**
- * The commands an argument vector needs: the one it names (`warden check …`, `warden help check`), or
- * every command when it names none this table knows (help, a global flag, a typo).
+ * The commands an argument vector needs: none for a lone `--version`, the one it names (`warden check
+ * …`, `warden help check`), or every command when it names none this table knows (help, a global flag,
+ * a typo).
  */
 export function commandsFor(options: { args: readonly string[] }): string[] {
   const [first, second] = options.args;
+  if (options.args.length === 1 && VERSION_FLAGS.has(first!)) return [];
   const named = first === "help" ? second : first;
   return named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : COMMAND_NAMES;
 }

@@ -25,6 +25,7 @@ import type { CheckOptions, Engine } from "../engine.js";
 import { type CompiledPolicy, compilePolicyRules } from "./compiled-policy.js";
 import { type CompiledVerdict, decide } from "./decide.js";
 import { type CompiledFacts, extractFacts } from "./extract-facts.js";
+import { loadExtractors } from "./extractors/load-extractors.js";
 
 /**
  * What the compiled path makes of one check: a decision, or what it could not determine (missing facts,
@@ -225,7 +226,10 @@ export function createCompiledEngine(
 
   async function assessAsync(o: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment> {
     const { signal, ...options } = o;
-    if (!offload?.wants({ subject: o.subject })) return assess(options);
+    if (!offload?.wants({ subject: o.subject })) {
+      await loadExtractors({ policy: o.policy });
+      return assess(options);
+    }
     const { started = performance.now(), ...forwarded } = options;
     const assessed = await offload.assess({ ...forwarded, failMode, ...(signal ? { signal } : {}) });
     // The worker timed its own part; the decision's cost is the whole check, as inline.

@@ -1,13 +1,15 @@
 /**
  * The per-policy work done once, not per check: lower-cased access sets, the task-category classifier
  * built from the attribute rules, the database schema for the EHRAgent extractor. Cached by policy
- * object, so a long-running process compiles each loaded policy once.
+ * object, so a long-running process compiles each loaded policy once. The classifier's module is loaded
+ * on demand (extractors/load-extractors.ts): await `loadExtractors` for the policy first.
  */
 import type { ArgumentKinds, PathOptions } from "../../core/arg-kinds.js";
 import type { AccessRule, AttributeRule, Effect, Policy, ToolRule } from "../../core/policy.js";
 import { type AccessGrants, compileAccessGrants } from "./access-grants.js";
-import { type DatabaseSchema, EICU_SCHEMA, normalizeSchema } from "./extractors/ehragent/index.js";
-import { type CategoryClassifier, createCategoryClassifier } from "./extractors/task-category/index.js";
+import { type DatabaseSchema, EICU_SCHEMA, normalizeSchema } from "./extractors/ehragent/schema.js";
+import { loadedTaskCategory } from "./extractors/load-extractors.js";
+import type { CategoryClassifier } from "./extractors/task-category/types.js";
 
 export interface CompiledAccessRule {
   rule: AccessRule;
@@ -63,7 +65,9 @@ export function compilePolicyRules(options: { policy: Policy }): CompiledPolicy 
     policy,
     ...(rules.access ? { access: { byRole, unknownRole: rules.access.unknownRole } } : {}),
     attributeRules,
-    ...(attributeRules.length > 0 ? { classifier: createCategoryClassifier({ rules: attributeRules }) } : {}),
+    ...(attributeRules.length > 0
+      ? { classifier: loadedTaskCategory().createCategoryClassifier({ rules: attributeRules }) }
+      : {}),
     toolRules: rules.toolRules ?? [],
     toolDefault: rules.toolDefault ?? "deny",
     governsTools: (rules.toolRules?.length ?? 0) > 0 || rules.toolDefault !== undefined,

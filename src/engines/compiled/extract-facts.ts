@@ -5,6 +5,8 @@
  *
  * Which context fields are facts (taken only from a caller trusted with them, otherwise compared with
  * what the agent output shows) and which are the caller's context is written once, in context-facts.ts.
+ * The EHRAgent extractor is loaded on demand (extractors/load-extractors.ts): await `loadExtractors`
+ * for the policy before extracting.
  */
 import type { CheckTrust } from "../../core/caller.js";
 import type { Subject } from "../../core/subject.js";
@@ -16,8 +18,8 @@ import {
   sameResources,
   trustsContextFacts,
 } from "./context-facts.js";
-import { ehrAgentOutputCode, extractEhrAgentAccess } from "./extractors/ehragent/index.js";
 import { extractIdentity, type IdentityFacts } from "./extractors/identity/index.js";
+import { loadedEhrAgent } from "./extractors/load-extractors.js";
 import type { ClassifyResult } from "./extractors/task-category/index.js";
 import type { ToolCall } from "./extractors/tool-calls/index.js";
 
@@ -136,7 +138,9 @@ function resourcesTrusted(options: {
     return;
   }
   const code =
-    typeof context.code === "string" ? context.code : ehrAgentOutputCode({ output: subject.output });
+    typeof context.code === "string"
+      ? context.code
+      : loadedEhrAgent().ehrAgentOutputCode({ output: subject.output });
   readResources({ compiled, code, facts });
 }
 
@@ -151,7 +155,7 @@ function readResources(options: {
     facts.missing.push("the tables and columns the agent read (no generated code in its output)");
     return undefined;
   }
-  const access = extractEhrAgentAccess({ code, schema: compiled.schema });
+  const access = loadedEhrAgent().extractEhrAgentAccess({ code, schema: compiled.schema });
   facts.resources = access.tables;
   if (access.confidence !== "high") {
     const why = [...access.unresolved, ...access.errors].join("; ") || "the code could not be fully analysed";
@@ -173,7 +177,7 @@ function resourcesCompared(options: {
   const { compiled, subject, facts } = options;
   const context = subject.context ?? {};
   const claims = (["resources", "code"] as const).filter((key) => context[key] !== undefined);
-  const code = ehrAgentOutputCode({ output: subject.output });
+  const code = loadedEhrAgent().ehrAgentOutputCode({ output: subject.output });
   if ((!code || code.trim() === "") && claims.length > 0) {
     facts.missing.push(
       `the tables and columns the agent read (the context gives ${claims.join(" and ")}, but ${NOT_TRUSTED} and the agent output has no generated code)`,
@@ -192,7 +196,7 @@ function resourcesCompared(options: {
   if (context.code !== undefined) {
     const claimed =
       typeof context.code === "string"
-        ? extractEhrAgentAccess({ code: context.code, schema: compiled.schema })
+        ? loadedEhrAgent().extractEhrAgentAccess({ code: context.code, schema: compiled.schema })
         : undefined;
     if (claimed?.confidence !== "high" || !sameResources({ a: claimed.tables, b: read })) {
       facts.missing.push(

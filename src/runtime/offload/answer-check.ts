@@ -8,6 +8,8 @@
 import { isWardenError } from "../../core/errors.js";
 import type { Policy } from "../../core/policy.js";
 import { type CompiledEngine, createCompiledEngine } from "../../engines/compiled/compiled-engine.js";
+// A worker answers synchronously, one job at a time: every extractor a policy may need is loaded up front.
+import "../../engines/compiled/extractors/eager-extractors.js";
 import type { AssessJobMessage, FromCheckWorkerMessage } from "./check-protocol.js";
 
 const policies = new Map<string, Policy>();

@@ -19,10 +19,11 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { failureDecision, zeroCost } from "../../core/decision.js";
 import { isWardenError, WardenError } from "../../core/errors.js";
+import { lazyModule } from "../../core/lazy-module.js";
 import { type Policy, policyRef } from "../../core/policy.js";
 import type { Subject } from "../../core/subject.js";
 import { parseWith } from "../../core/validate.js";
@@ -105,6 +106,9 @@ function defaultWorkerUrl(): URL {
   return new URL("./check-worker.js", here);
 }
 
+/** Loaded when the first worker starts: a check of a small subject (`warden check`) never needs it. */
+const workerThreads = lazyModule<typeof import("node:worker_threads")>({ specifier: "node:worker_threads" });
+
 const digests = new WeakMap<Policy, string>();
 
 /** The policy's content digest, computed once per policy object. */
@@ -168,7 +172,9 @@ export function createCheckPool(options: CheckPoolOptions = {}): CheckPool {
   }
 
   function spawn(index: number): Slot {
-    const worker = new Worker(workerUrl, { resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
+    const worker = new (workerThreads().Worker)(workerUrl, {
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+    });
     worker.unref();
     const slot: Slot = { worker, policies: [] };
     worker.on("message", (message: FromCheckWorkerMessage) => onMessage(slot, message));
