@@ -6,16 +6,41 @@
  * store (empty, so callers are anonymous and every request asks it), the default request logger on
  * stderr (which the benchmark points at a file, as an operator would) and the bundled policy preloaded.
  *
- * Usage: `tsx bench/micro/serve-target.ts <hono|warden> <options-json>`; prints `{"url":...}` on stdout
+ * Warden runs from the build when it is fresh (as users run the installed package), else from the sources.
+ *
+ * Usage: `tsx bench/micro/serve-target.ts <hono|warden> <options-json>`; prints `{"url":..., "from":...}` on stdout
  * once listening and serves until SIGTERM.
  */
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import { openStore } from "../../src/runtime/default-store.js";
-import { createServerLogger } from "../../src/server/request-log.js";
-import { startServer } from "../../src/server/start-server.js";
-import { createKeyDirectory } from "../../src/store/key-directory.js";
+// @ts-expect-error -- plain JavaScript beside the bin script, without declarations.
+import { chooseEntry } from "../../bin/fresh-build.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * Warden as users run it: the build (dist/) when it is fresh, as bin/warden.js decides, else the sources
+ * (through tsx, which costs a little per request). The result says which.
+ */
+async function wardenModules() {
+  const fresh =
+    chooseEntry({
+      built: join(root, "dist", "server", "index.js"),
+      sourceEntry: join(root, "src", "server", "index.ts"),
+      sourceDir: join(root, "src"),
+    }) === "dist";
+  const base = fresh ? join(root, "dist") : join(root, "src");
+  const ext = fresh ? "js" : "ts";
+  const server = (await import(
+    pathToFileURL(join(base, "server", `index.${ext}`)).href
+  )) as typeof import("../../src/server/index.js");
+  const library = (await import(
+    pathToFileURL(join(base, `index.${ext}`)).href
+  )) as typeof import("../../src/index.js");
+  return { from: fresh ? "dist" : "source", server, library };
+}
 
 interface TargetOptions {
   /** Bundled policy name or path the Warden target preloads. */
@@ -24,7 +49,7 @@ interface TargetOptions {
   dir: string;
 }
 
-async function startHono(): Promise<{ url: string; close(): Promise<void> }> {
+async function startHono(): Promise<{ from: string; url: string; close(): Promise<void> }> {
   const app = new Hono();
   app.post("/v1/check", async (c) => {
     const body = JSON.parse(await c.req.text()) as { policy?: unknown };
@@ -37,6 +62,7 @@ async function startHono(): Promise<{ url: string; close(): Promise<void> }> {
   return new Promise((resolve) => {
     const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
       resolve({
+        from: "hono",
         url: `http://127.0.0.1:${info.port}`,
         close: () => new Promise<void>((done) => server.close(() => done())),
       }),
@@ -44,16 +70,20 @@ async function startHono(): Promise<{ url: string; close(): Promise<void> }> {
   });
 }
 
-async function startWarden(options: TargetOptions): Promise<{ url: string; close(): Promise<void> }> {
-  const keyStore = await openStore({ path: join(options.dir, "warden.db") });
-  const server = await startServer({
-    keys: createKeyDirectory({ store: keyStore }),
+async function startWarden(
+  options: TargetOptions,
+): Promise<{ from: string; url: string; close(): Promise<void> }> {
+  const { from, server: serverModule, library } = await wardenModules();
+  const keyStore = await library.createSqliteStore({ path: join(options.dir, "warden.db") });
+  const server = await serverModule.startServer({
+    keys: library.createKeyDirectory({ store: keyStore }),
     policyRefs: [options.policy],
     port: 0,
     host: "127.0.0.1",
-    logger: createServerLogger({ level: "info" }),
+    logger: serverModule.createServerLogger({ level: "info" }),
   });
   return {
+    from,
     url: server.url,
     close: async () => {
       await server.close();
@@ -70,7 +100,7 @@ if (!target) {
   process.stderr.write(`unknown target "${kind ?? ""}"; hono or warden\n`);
   process.exit(2);
 }
-process.stdout.write(`${JSON.stringify({ url: target.url })}\n`);
+process.stdout.write(`${JSON.stringify({ url: target.url, from: target.from })}\n`);
 process.once("SIGTERM", () => {
   void target.close().then(() => process.exit(0));
 });

@@ -110,6 +110,8 @@ export function subjectBodies(options: { policy: string }): string[] {
 
 interface Target {
   url: string;
+  /** What the target ran: "hono", or Warden from "dist" (a fresh build) or "source" (tsx). */
+  from: string;
   /** CPU seconds (user + system) the server process has used so far; undefined without /proc. */
   cpuSeconds(): number | undefined;
   stop(): Promise<void>;
@@ -152,9 +154,10 @@ async function startTarget(options: {
     ],
     { stdio: ["ignore", "pipe", log] },
   );
-  const url = await firstLine({ child, kind, dir });
+  const { url, from } = await firstLine({ child, kind, dir });
   return {
     url,
+    from,
     cpuSeconds: () => cpuSecondsOf({ pid: child.pid }),
     stop: () =>
       new Promise<void>((resolve) => {
@@ -165,11 +168,15 @@ async function startTarget(options: {
   };
 }
 
-function firstLine(options: { child: ChildProcess; kind: string; dir: string }): Promise<string> {
+function firstLine(options: {
+  child: ChildProcess;
+  kind: string;
+  dir: string;
+}): Promise<{ url: string; from: string }> {
   const { child, kind } = options;
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
+    lines.once("line", (line) => resolve(JSON.parse(line) as { url: string; from: string }));
     child.once("exit", (code) =>
       reject(
         new Error(`the ${kind} target exited with ${code} before listening; see ${options.dir}/${kind}.log`),
@@ -272,7 +279,7 @@ export async function benchServe(input: BenchServeOptions = {}): Promise<BenchSe
         ratio: round3(warden.requestsPerSecond / hono.requestsPerSecond),
       });
     }
-    return summarize({ rounds, verdicts, o });
+    return summarize({ rounds, verdicts, o, wardenFrom: running.warden.from });
   } finally {
     await Promise.all(Object.values(targets).map((target) => target.stop()));
     rmSync(dir, { recursive: true, force: true });
@@ -285,6 +292,7 @@ function summarize(options: {
   rounds: BenchServeResult["rounds"];
   verdicts: string[];
   o: z.output<typeof OptionsSchema>;
+  wardenFrom: string;
 }): BenchServeResult {
   const { rounds, o } = options;
   const ratios = rounds.map((r) => r.ratio);
@@ -301,8 +309,7 @@ function summarize(options: {
   );
   return {
     name: "serve",
-    warden:
-      "startServer in a process of its own, wired as `warden serve` (SQLite key directory, request log to a file)",
+    warden: `startServer in a process of its own, wired as \`warden serve\` (SQLite key directory, request log to a file), from ${options.wardenFrom === "dist" ? "the build (dist/)" : "the sources (tsx)"}`,
     policy: o.policy,
     connections: o.connections,
     seconds: o.seconds,
