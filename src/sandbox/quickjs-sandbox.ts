@@ -116,8 +116,14 @@ interface Slot {
 function defaultWorkerUrl(): URL {
   const here = import.meta.url;
   if (here.endsWith(".ts")) return new URL("./quickjs-worker-dev.mjs", here);
-  // The compiled package: the worker beside this module, or in sandbox/ when this module was bundled.
-  for (const candidate of ["./quickjs-worker.js", "./sandbox/quickjs-worker.js"]) {
+  // The compiled package: the worker beside this module, in sandbox/ when this module was bundled into
+  // the library's root, or in the library's sandbox/ when it was bundled into the CLI's own build
+  // (dist/cli/, beside the library's dist/).
+  for (const candidate of [
+    "./quickjs-worker.js",
+    "./sandbox/quickjs-worker.js",
+    "../sandbox/quickjs-worker.js",
+  ]) {
     const url = new URL(candidate, here);
     if (existsSync(fileURLToPath(url))) return url;
   }
