@@ -72,7 +72,9 @@ function proxyTransport(options: { flags: string[]; env?: Record<string, string>
   });
 }
 
-describe("CLI commands over stdio and HTTP", () => {
+// Each test starts one to four CLI processes through tsx; on a loaded 2-core machine that alone can take
+// most of the default 30 s, so these get more room (the bounds inside each test are unchanged).
+describe("CLI commands over stdio and HTTP", { timeout: 90_000 }, () => {
   it.concurrent("warden mcp proxy forwards allowed calls to the upstream process and blocks the rest", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-proxy-"));
     const log = join(dir, "calls.jsonl");
