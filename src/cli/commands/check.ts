@@ -76,9 +76,6 @@ export function registerCheckCommand(options: { program: Command }): void {
     .option("--json", "print the Decision as JSON")
     .option("--max-input-bytes <n>", MAX_INPUT_BYTES_HELP)
     .action(async (raw: Record<string, unknown>) => {
-      // One check per process parses each schema about once, so zod's JIT (it generates a parser
-      // function per object schema on its first parse) costs more than it saves, on every hook call.
-      z.config({ jitless: true });
       const { checkTimeout: _flag, ...rest } = raw;
       const limits = checkTimeoutFrom({ raw });
       const {

@@ -7,12 +7,16 @@
  * every command, so `--help` and commander's suggestions see them all.
  */
 import type { Command } from "commander";
+import { z } from "zod";
 
 type Register = (options: { program: Command }) => void;
 
 /** How to register each top-level command: one dynamic import per command, loaded when it runs. */
 const COMMANDS: Record<string, () => Promise<Register>> = {
-  check: async () => (await import("./check.js")).registerCheckCommand,
+  check: async () => {
+    oneShotValidation();
+    return (await import("./check.js")).registerCheckCommand;
+  },
   compile: async () => (await import("./compile.js")).registerCompileCommand,
   demo: async () => (await import("./demo.js")).registerDemoCommand,
   bench: async () => (await import("./bench.js")).registerBenchCommand,
@@ -22,6 +26,16 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   mcp: async () => (await import("./mcp.js")).registerMcpCommand,
   policy: async () => registerPolicyCommands,
 };
+
+/**
+ * A one-shot command parses each schema about once, so zod's JIT (a parser function generated per
+ * object schema on its first parse) costs more than it saves, on every hook call. Each schema reads
+ * the setting when it is constructed, so it is set before the command's modules (and the schemas they
+ * build at import) load; long-running commands (serve, mcp) keep the JIT.
+ */
+function oneShotValidation(): void {
+  z.config({ jitless: true });
+}
 
 /** `warden policy build|import|train`. */
 async function registerPolicyCommands(options: { program: Command }): Promise<void> {
