@@ -10,6 +10,7 @@ import { z } from "zod";
 import { WardenError } from "../../core/errors.js";
 import { parseWith } from "../../core/validate.js";
 import { createGuardedMcpProxy } from "../../mcp/guarded-mcp-proxy.js";
+import { rawStdio } from "../../mcp/raw-stdio.js";
 import { createWardenMcpServer } from "../../mcp/warden-mcp-server.js";
 import { openGuardService } from "../../runtime/open-guard-service.js";
 import { createServerLogger } from "../../server/request-log.js";
@@ -93,7 +94,7 @@ export function registerMcpCommand(options: { program: Command }): void {
     .argument("<command>", "the upstream MCP server's command (after --)")
     .argument("[args...]", "its arguments")
     .usage("--policy <name|file> [options] -- <command> [args...]");
-  addCheckTimeoutOption({ command: addGuardOptions({ command: proxy }) })
+  addCheckTimeoutOption({ command: addGuardOptions({ command: proxy, policy: "one" }) })
     .option("--task <text>", "the agent's task, checked as the agent input of every call")
     .option("--context <json|file>", 'facts added to every check, e.g. \'{"identity":"engineer"}\'')
     .option(
@@ -126,21 +127,22 @@ export function registerMcpCommand(options: { program: Command }): void {
         },
         what: "mcp proxy options",
       });
-      const guard = guardOptionsFrom({ raw });
+      // --policy names one policy (commander requires it, as its help says); a directory must hold one.
+      const guard = { ...guardOptionsFrom({ raw }), policies: [String(raw.policy)] };
       const checkTimeout = checkTimeoutFrom({ raw });
-      if (guard.policies?.length !== 1) {
-        throw new WardenError({
-          code: "INVALID_INPUT",
-          message:
-            "warden mcp proxy needs exactly one --policy (the policy every tool call is checked against)",
-          details: { fields: ["--policy"] },
-        });
-      }
       const context = await readContext(o.context);
       const logger = createServerLogger({ level: o.logLevel, name: "warden-proxy" });
       const service = await openGuardService(guard);
       try {
-        const [summary] = service.listPolicies();
+        const policies = service.listPolicies();
+        if (policies.length !== 1) {
+          throw new WardenError({
+            code: "INVALID_INPUT",
+            message: `warden mcp proxy checks every call against one policy; --policy ${String(raw.policy)} holds ${policies.length}`,
+            details: { fields: ["--policy"] },
+          });
+        }
+        const [summary] = policies;
         const policy = service.getPolicy({ name: summary!.name });
         const engine = await service.getEngine({});
         const guarded = await createGuardedMcpProxy({
@@ -156,7 +158,8 @@ export function registerMcpCommand(options: { program: Command }): void {
           logger,
         });
         try {
-          await guarded.connect({ transport: new StdioServerTransport() });
+          // Read without the SDK's per-message schema: the proxy reads every message itself.
+          await guarded.connect({ transport: rawStdio(new StdioServerTransport()).transport });
           logger.info({ policy: policy.name, engine: engine.name, upstream: command }, "guarding on stdio");
           const reason = await untilStopped({ stdin: true, also: guarded.closed });
           logger.info({ reason, ...guarded.stats() }, "stopping");
