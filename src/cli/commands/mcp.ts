@@ -1,7 +1,8 @@
 /**
  * `warden mcp serve`: Warden's MCP server (tools warden_check, warden_policies) on stdio.
- * `warden mcp proxy --policy <p> -- <command> [args...]`: the guard proxy on stdio in front of an upstream
- * MCP server started as a child process; calls the policy does not allow never reach it.
+ * `warden mcp proxy --policy <p> -- <command> [args...]`: the guard proxy on stdio (or Streamable HTTP with
+ * `--http <port>`) in front of an upstream MCP server started as a child process; calls the policy does
+ * not allow never reach it.
  * stdout carries the protocol, so everything else (logs, errors) goes to stderr.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -11,6 +12,7 @@ import { WardenError } from "../../core/errors.js";
 import { parseWith } from "../../core/validate.js";
 import { createGuardedMcpProxy } from "../../mcp/guarded-mcp-proxy.js";
 import { rawStdio } from "../../mcp/raw-stdio.js";
+import { serveGuardedMcpProxyHttp } from "../../mcp/serve-http.js";
 import { createWardenMcpServer } from "../../mcp/warden-mcp-server.js";
 import { openGuardService } from "../../runtime/open-guard-service.js";
 import { createServerLogger } from "../../server/request-log.js";
@@ -31,6 +33,13 @@ const ProxyOptionsSchema = z.object({
   toolPrefix: z.string().optional(),
   guardContent: z.boolean().default(true),
   realPaths: z.boolean().default(false),
+  http: z
+    .string()
+    .regex(/^\d+$/, "a port number")
+    .transform(Number)
+    .pipe(z.number().int().max(65_535))
+    .optional(),
+  host: z.string().min(1).optional(),
   logLevel: LogLevelSchema,
 });
 
@@ -110,6 +119,11 @@ export function registerMcpCommand(options: { program: Command }): void {
       "check and forward the real path of each path argument (symbolic links resolved here): for a filesystem server on this machine",
     )
     .option(
+      "--http <port>",
+      "serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (one session)",
+    )
+    .option("--host <host>", "the address --http binds (default 127.0.0.1)")
+    .option(
       "--log-level <level>",
       "fatal | error | warn | info | debug | trace | silent (logs go to stderr)",
       "info",
@@ -123,6 +137,8 @@ export function registerMcpCommand(options: { program: Command }): void {
           toolPrefix: raw.toolPrefix,
           guardContent: raw.guardContent,
           realPaths: raw.realPaths,
+          http: raw.http,
+          host: raw.host,
           logLevel: raw.logLevel,
         },
         what: "mcp proxy options",
@@ -158,10 +174,20 @@ export function registerMcpCommand(options: { program: Command }): void {
           logger,
         });
         try {
-          // Read without the SDK's per-message schema: the proxy reads every message itself.
-          await guarded.connect({ transport: rawStdio(new StdioServerTransport()).transport });
-          logger.info({ policy: policy.name, engine: engine.name, upstream: command }, "guarding on stdio");
-          const reason = await untilStopped({ stdin: true, also: guarded.closed });
+          const where = { policy: policy.name, engine: engine.name, upstream: command };
+          if (o.http !== undefined) {
+            const http = await serveGuardedMcpProxyHttp({
+              proxy: guarded,
+              port: o.http,
+              ...(o.host ? { host: o.host } : {}),
+            });
+            logger.info({ ...where, url: http.url.href }, "guarding on Streamable HTTP");
+          } else {
+            // Read without the SDK's per-message schema: the proxy reads every message itself.
+            await guarded.connect({ transport: rawStdio(new StdioServerTransport()).transport });
+            logger.info(where, "guarding on stdio");
+          }
+          const reason = await untilStopped({ stdin: o.http === undefined, also: guarded.closed });
           logger.info({ reason, ...guarded.stats() }, "stopping");
         } finally {
           await guarded.close();
