@@ -63,6 +63,7 @@ import { z } from "zod";
 import type { Decision, Verdict } from "../core/decision.js";
 import type { Policy } from "../core/policy.js";
 import type { Step } from "../core/subject.js";
+import { toolCallSubject } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import { type Cancellation, checkWithin } from "../runtime/check-within.js";
@@ -75,7 +76,6 @@ import { type Classified, classifyMessage, lookalike, type RequestId } from "./j
 import { toMcpError } from "./mcp-errors.js";
 import { rawStdio } from "./raw-stdio.js";
 import { realPathArgs } from "./real-path-args.js";
-import { toolCallSubject } from "./tool-call-subject.js";
 
 /** An upstream server to start as a child process and talk to over stdio. */
 export interface StdioUpstream {

@@ -12,6 +12,8 @@
  * - `toMcpError` / `MCP_ERROR_CODE_BY_WARDEN_CODE`: how Warden errors become MCP errors.
  * Build a `service` with `openGuardService` (from configuration) or `createGuardService`.
  */
+
+export { toolCallSubject } from "../core/tool-call.js";
 export { createGuardService, type GuardService } from "../runtime/guard-service.js";
 export { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
 export { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
@@ -25,7 +27,6 @@ export {
 } from "./guarded-mcp-proxy.js";
 export { MCP_ERROR_CODE_BY_WARDEN_CODE, toMcpError } from "./mcp-errors.js";
 export { type GuardedMcpHttpServer, MCP_HTTP_PATH, serveGuardedMcpProxyHttp } from "./serve-http.js";
-export { toolCallSubject } from "./tool-call-subject.js";
 export {
   createWardenMcpServer,
   WARDEN_TOOLS,
