@@ -114,4 +114,40 @@ describe("the guard proxy over Streamable HTTP", () => {
     });
     expect(status).toBe(403);
   });
+
+  it("checks each call of a JSON-RPC batch posted over HTTP (red team: a batch must not carry a call past the check)", async () => {
+    const { ran, http } = await setUp();
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const post = (body: unknown, session?: string) =>
+      fetch(http.url, {
+        method: "POST",
+        headers: {
+          ...headers,
+          ...(session ? { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
+    const session = init.headers.get("mcp-session-id") ?? undefined;
+    await init.text();
+    expect(session).toBeDefined();
+    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
+    const batch = await post(
+      [
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hello", arguments: {} } },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "wipe_disk", arguments: {} } },
+        { jsonrpc: "2.0", id: 3, method: "Tools/Call", params: { name: "wipe_disk", arguments: {} } },
+      ],
+      session,
+    );
+    // The answers come back once all three are settled: by then anything forwarded has run.
+    const answered = await batch.text();
+    expect(answered).toContain("Never wipe the disk");
+    expect(ran).toEqual(["hello"]);
+  });
 });
