@@ -10,6 +10,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   type CallToolResult,
+  ElicitRequestSchema,
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -50,6 +51,14 @@ async function setUp() {
     await upstream.sendLoggingMessage({ level: "info", data: "said hello" });
     return { content: [{ type: "text", text: "hello" }] };
   });
+  upstream.registerTool("ask_user", { inputSchema: {} }, async () => {
+    ran.push("ask_user");
+    const answer = await upstream.server.elicitInput({
+      message: "Which colour?",
+      requestedSchema: { type: "object", properties: { colour: { type: "string" } }, required: ["colour"] },
+    });
+    return { content: [{ type: "text", text: `${answer.action}: ${String(answer.content?.colour)}` }] };
+  });
   upstream.registerTool("wipe_disk", { inputSchema: {} }, async () => {
     ran.push("wipe_disk");
     return { content: [{ type: "text", text: "wiped" }] };
@@ -64,9 +73,13 @@ async function setUp() {
 }
 
 describe("the guard proxy over Streamable HTTP", () => {
-  it("relays tools, logs and checked calls", async () => {
+  it("relays tools, logs, the server's elicitation and checked calls", async () => {
     const { ran, http } = await setUp();
-    const agent = new Client({ name: "agent", version: "1.0.0" });
+    const agent = new Client({ name: "agent", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    agent.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: "accept",
+      content: { colour: "teal" },
+    }));
     const logs: LoggingMessageNotification["params"][] = [];
     agent.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       logs.push(n.params);
@@ -75,12 +88,14 @@ describe("the guard proxy over Streamable HTTP", () => {
     opened!.agent = agent;
     expect(agent.getServerCapabilities()).toMatchObject({ logging: {}, tools: {} });
     const { tools } = await agent.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["hello"]);
+    expect(tools.map((t) => t.name)).toEqual(["hello", "ask_user"]);
     const hello = (await agent.callTool({ name: "hello", arguments: {} })) as CallToolResult;
     expect(hello.content[0]).toEqual({ type: "text", text: "hello" });
     const wipe = (await agent.callTool({ name: "wipe_disk", arguments: {} })) as CallToolResult;
     expect(wipe.isError).toBe(true);
-    expect(ran).toEqual(["hello"]);
+    const asked = (await agent.callTool({ name: "ask_user", arguments: {} })) as CallToolResult;
+    expect(asked.content[0]).toEqual({ type: "text", text: "accept: teal" });
+    expect(ran).toEqual(["hello", "ask_user"]);
     await vi.waitFor(() => expect(logs.map((l) => l.data)).toEqual(["said hello"]));
   });
 
