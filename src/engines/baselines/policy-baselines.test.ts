@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WardenError } from "../../core/errors.js";
 import { type Policy, PolicySchema } from "../../core/policy.js";
+import { createModelClient } from "../../llm/create-model-client.js";
 import { loadPolicy } from "../../policies/load-policy.js";
 import { createEngine } from "../../runtime/create-engine.js";
 import { createScriptedModel } from "../../testing/scripted-model.js";
@@ -91,6 +92,34 @@ describe("rule-traverse", () => {
       "Rule request.1: Never buy anything above $100.",
       "Rule request.2: Never share the user's address.",
     ]);
+  });
+});
+
+describe("a dead model", () => {
+  it("every baseline fails closed when the server does not answer", async () => {
+    const { createServer } = await import("node:net");
+    // A port that was just free: nothing listens there once the probe closes.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const model = createModelClient({
+      spec: "openai-compatible:dead",
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      maxRetries: 0,
+      timeoutMs: 2000,
+    });
+    for (const method of ["direct", "rule-traverse"] as const) {
+      const decision = await createPolicyBaselineEngine({ method, model }).check({
+        policy: requestsOnly,
+        subject: trajectory,
+      });
+      expect(decision, method).toMatchObject({
+        allowed: false,
+        verdict: "deny",
+        failure: { mode: "closed" },
+      });
+    }
   });
 });
 
