@@ -10,6 +10,8 @@
  * categories again).
  */
 
+import { requestItems } from "./policy-rule-list.js";
+
 export interface HazardCategory {
   /** "S1", "S2", ... */
   code: string;
@@ -39,22 +41,13 @@ const MAX_CATEGORIES = 64;
 /** Longest category text kept (a request written as a paragraph). */
 const MAX_CATEGORY_CHARS = 500;
 
-/**
- * The guard requests as categories: each numbered or bulleted item, or else each non-empty line, with
- * its list marker removed. Headings (`#`) and blank lines are not requests.
- */
+/** The guard requests as categories, S1, S2, …; the standard taxonomy when they yield none. */
 export function hazardCategories(options: { requests: string }): HazardCategory[] {
-  const lines = options.requests
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== "" && !l.startsWith("#"));
-  const itemPattern = /^(?:\d+[.)]|[-*•])\s+/;
-  const items = lines.some((l) => itemPattern.test(l)) ? lines.filter((l) => itemPattern.test(l)) : lines;
-  const texts = items
-    .map((l) => l.replace(itemPattern, "").trim())
-    .filter((t) => t !== "")
-    .slice(0, MAX_CATEGORIES)
-    .map((t) => (t.length <= MAX_CATEGORY_CHARS ? t : `${t.slice(0, MAX_CATEGORY_CHARS - 1)}…`));
+  const texts = requestItems({
+    requests: options.requests,
+    max: MAX_CATEGORIES,
+    maxChars: MAX_CATEGORY_CHARS,
+  });
   const chosen = texts.length > 0 ? texts : STANDARD_HAZARDS;
   return chosen.map((text, i) => ({ code: `S${i + 1}`, text }));
 }
