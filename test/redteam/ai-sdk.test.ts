@@ -194,6 +194,48 @@ describe("red team: warden/ai-sdk never runs a call Warden did not allow", () =>
     expect(ran).toEqual([]);
   });
 
+  it("an ask whose call id was approved before, for an earlier call (models that reuse ids)", async () => {
+    const guard = await pool.get("mcp-tools");
+    const merged: unknown[] = [];
+    const tools = guardTools({
+      guard,
+      mode: "approval",
+      tools: {
+        github_merge_pull_request: tool({
+          inputSchema: z.object({ repo: z.string(), number: z.number() }),
+          execute: async (input) => {
+            merged.push(input);
+            return "merged";
+          },
+        }),
+      },
+    });
+    const request = (approvalId: string, number: number): ModelMessage => ({
+      role: "assistant",
+      content: [
+        {
+          type: "tool-call",
+          toolCallId: "call_0",
+          toolName: "github_merge_pull_request",
+          input: { repo: "a/b", number },
+        },
+        { type: "tool-approval-request", approvalId, toolCallId: "call_0" },
+      ],
+    });
+    const messages: ModelMessage[] = [
+      { role: "user", content: "Merge 1, then 2." },
+      request("a1", 1),
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: true }] },
+      request("a2", 2),
+    ];
+    const out = await tools.github_merge_pull_request.execute!(
+      { repo: "a/b", number: 2 },
+      options("call_0", messages),
+    );
+    expect(out).toMatchObject({ warden: "refused", verdict: "ask" });
+    expect(merged).toEqual([]);
+  });
+
   it("an allowed call whose run was aborted during the check", async () => {
     const guard = await pool.get(secrets);
     const ran: string[] = [];

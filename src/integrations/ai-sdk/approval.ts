@@ -21,7 +21,9 @@ export function approvedInMessages(options: {
   toolCallId: string;
 }): boolean {
   const messages = Array.isArray(options.messages) ? options.messages : [];
-  const approvalIds = new Set<string>();
+  // The latest request for this id: some models reuse call ids, and an approval given to an earlier
+  // call with the same id is not an approval of this one.
+  let approvalId: string | undefined;
   for (const message of messages) {
     if ((message as { role?: unknown } | null)?.role !== "assistant") continue;
     for (const part of partsOf(message)) {
@@ -30,16 +32,16 @@ export function approvedInMessages(options: {
         part.toolCallId === options.toolCallId &&
         typeof part.approvalId === "string"
       ) {
-        approvalIds.add(part.approvalId);
+        approvalId = part.approvalId;
       }
     }
   }
-  if (approvalIds.size === 0) return false;
+  if (approvalId === undefined) return false;
   for (const message of messages) {
     if ((message as { role?: unknown } | null)?.role !== "tool") continue;
     for (const part of partsOf(message)) {
-      if (part.type !== "tool-approval-response" || typeof part.approvalId !== "string") continue;
-      if (approvalIds.has(part.approvalId)) return part.approved === true;
+      if (part.type === "tool-approval-response" && part.approvalId === approvalId)
+        return part.approved === true;
     }
   }
   return false;

@@ -222,6 +222,20 @@ describe("approvedInMessages", () => {
     expect(approvedInMessages({ messages: undefined, toolCallId: "c1" })).toBe(false);
   });
 
+  it("reads the latest request for a reused call id: an earlier call's approval is not this one's", () => {
+    const again: ModelMessage = {
+      role: "assistant",
+      content: [
+        { type: "tool-call", toolCallId: "c1", toolName: "merge", input: { pr: 2 } },
+        { type: "tool-approval-request", approvalId: "a2", toolCallId: "c1" },
+      ],
+    };
+    expect(approvedInMessages({ messages: [request, answer(true), again], toolCallId: "c1" })).toBe(false);
+    expect(
+      approvedInMessages({ messages: [request, answer(true), again, answer(true, "a2")], toolCallId: "c1" }),
+    ).toBe(true);
+  });
+
   it("takes the first response, as the SDK does: a later approval does not overturn a refusal", () => {
     expect(approvedInMessages({ messages: [request, answer(false), answer(true)], toolCallId: "c1" })).toBe(
       false,
