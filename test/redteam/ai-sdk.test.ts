@@ -137,7 +137,8 @@ describe("red team: warden/ai-sdk never runs a call Warden did not allow", () =>
         tools: ranTools(ran),
         guard: { checkToolCall: async () => answer as never },
       });
-      await Promise.resolve(tools.email_send.execute!({ to: "a" }, options("x"))).catch(() => undefined);
+      const out = await tools.email_send.execute!({ to: "a" }, options("x"));
+      expect(out, JSON.stringify(answer)).toMatchObject({ warden: "refused" });
       expect(ran, JSON.stringify(answer)).toEqual([]);
     }
   });

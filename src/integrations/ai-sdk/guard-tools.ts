@@ -129,6 +129,18 @@ function isAllowed(decision: Decision | undefined): boolean {
   return decision?.allowed === true && decision.verdict === "allow";
 }
 
+/** Enough of a Decision to act on and explain; anything less (a broken custom guard) is a failure. */
+function isDecisionLike(value: unknown): value is Decision {
+  const d = value as Partial<Decision> | null;
+  return (
+    typeof d === "object" &&
+    d !== null &&
+    typeof d.allowed === "boolean" &&
+    typeof d.verdict === "string" &&
+    Array.isArray(d.violations)
+  );
+}
+
 function failed(options: { code: ErrorCode; message: string }): Decision {
   return failureDecision({ engine: "ai-sdk", code: options.code, message: options.message });
 }
@@ -205,7 +217,14 @@ async function decide(options: {
         ? { id: call.toolCallId }
         : {}),
     });
-    return await withTimeout({ check, ms: settings.timeoutMs, tool: toolName });
+    const decision = await withTimeout({ check, ms: settings.timeoutMs, tool: toolName });
+    if (!isDecisionLike(decision)) {
+      return failed({
+        code: "INTERNAL",
+        message: `the guard answered the check of ${toolName} with no Decision`,
+      });
+    }
+    return decision;
   } catch (error) {
     const problem = toWardenError({ error });
     return failed({ code: problem.code, message: `the check of ${toolName} failed: ${problem.message}` });
