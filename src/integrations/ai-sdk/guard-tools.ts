@@ -33,6 +33,7 @@ import { parseWith } from "../../core/validate.js";
 import type { Guard } from "../../guard.js";
 import { refusalText } from "../refusal.js";
 import { approvedInMessages } from "./approval.js";
+import { isDecisionLike } from "./decision-shape.js";
 import { WardenToolDeniedError } from "./denied-error.js";
 import { DEFAULT_HISTORY_LIMITS, type HistoryLimits, jsonText, runHistory } from "./history.js";
 import { isSignedRefusal, type RefusalKey, refusalOutput } from "./refusal-output.js";
@@ -127,18 +128,6 @@ type CallOptions = Pick<
 /** Only an explicit allow runs a call: anything else (ask, deny, a malformed answer) does not. */
 function isAllowed(decision: Decision | undefined): boolean {
   return decision?.allowed === true && decision.verdict === "allow";
-}
-
-/** Enough of a Decision to act on and explain; anything less (a broken custom guard) is a failure. */
-function isDecisionLike(value: unknown): value is Decision {
-  const d = value as Partial<Decision> | null;
-  return (
-    typeof d === "object" &&
-    d !== null &&
-    typeof d.allowed === "boolean" &&
-    typeof d.verdict === "string" &&
-    Array.isArray(d.violations)
-  );
 }
 
 function failed(options: { code: ErrorCode; message: string }): Decision {

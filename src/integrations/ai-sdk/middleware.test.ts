@@ -157,6 +157,18 @@ describe("wardenMiddleware with generateText", () => {
     expect(result.text).not.toContain("fine answer");
   });
 
+  it("withholds the answer when the guard answers something that is not a Decision", async () => {
+    for (const answer of [undefined, { allowed: true }, { allowed: true, verdict: "allow" }]) {
+      const odd = { check: async () => answer as never };
+      const model = wrapLanguageModel({
+        model: answering([{ type: "text", text: "secret answer" }]),
+        middleware: wardenMiddleware({ guard: odd }),
+      });
+      const result = await generateText({ model, prompt: "hi" });
+      expect(result.text, JSON.stringify(answer)).not.toContain("secret answer");
+    }
+  });
+
   it("rejects options without a guard, naming the field", () => {
     expect(() => wardenMiddleware({ guard: {} as never })).toThrow(/guard/);
   });

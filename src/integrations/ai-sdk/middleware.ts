@@ -19,6 +19,7 @@ import { type Decision, failureDecision } from "../../core/decision.js";
 import { toWardenError } from "../../core/errors.js";
 import { parseWith } from "../../core/validate.js";
 import type { Guard } from "../../guard.js";
+import { isDecisionLike } from "./decision-shape.js";
 import { boundText, runHistory } from "./history.js";
 
 type WrapGenerate = NonNullable<LanguageModelMiddleware["wrapGenerate"]>;
@@ -90,11 +91,17 @@ async function checkAnswer(options: {
     // The prompt's own tool results are plain results: refusals in it read as steps that ran, which
     // can only make the answer's check stricter.
     const run = runHistory({ messages: options.prompt, isRefusal: () => false });
-    return await settings.guard.check({
+    const decision = await settings.guard.check({
       input: run.input,
       output: answer,
       ...(run.history.length > 0 ? { trajectory: run.history } : {}),
       ...(settings.context ? { context: settings.context } : {}),
+    });
+    if (isDecisionLike(decision)) return decision;
+    return failureDecision({
+      engine: "ai-sdk",
+      code: "INTERNAL",
+      message: "the guard answered with no Decision",
     });
   } catch (error) {
     const problem = toWardenError({ error });
