@@ -4,7 +4,9 @@
  * node_modules holds only warden and its production dependencies — linked from this checkout's
  * node_modules, no network — and none of the optional peers (the AI SDK, providers, pg, node-llama-cpp,
  * QuickJS): a light install. There the published types must compile with `skipLibCheck: false`, and a
- * compiled check must run, as a library and through the installed bin.
+ * compiled check must run, as a library and through the installed bin. A second consumer adds `ai@6`
+ * (linked the same way) and uses warden/ai-sdk: its types compile, and a guarded tool keeps a denied call
+ * from running while an allowed one runs, in a real generateText loop.
  */
 import { execFile } from "node:child_process";
 import {
@@ -60,8 +62,13 @@ function runtimeNeeds(options: { pkg: PackageJson }): string[] {
  * as installed in this checkout. A version nested under a package's own node_modules travels with it.
  */
 function productionClosure(options: { pkg: PackageJson }): string[] {
+  return closureOf({ names: runtimeNeeds({ pkg: options.pkg }) });
+}
+
+/** The named packages and what they need at run time, optional peers of warden left out. */
+function closureOf(options: { names: string[] }): string[] {
   const seen = new Set<string>();
-  const pending = runtimeNeeds({ pkg: options.pkg });
+  const pending = [...options.names];
   while (pending.length > 0) {
     const name = pending.pop() as string;
     if (seen.has(name) || OPTIONAL_PEERS.includes(name)) continue;
@@ -108,6 +115,14 @@ export type Testing = [typeof createScriptedModel, typeof startOpenAIServer, Mod
 const UPSTREAM_TYPE_ERROR =
   /@modelcontextprotocol\/sdk\/dist\/esm\/shared\/transport\.d\.ts\(\d+,\d+\): error TS2304: Cannot find name 'HeadersInit'\./;
 
+/**
+ * The AI SDK's own declarations import types from `json-schema`, whose types (@types/json-schema) are only
+ * a devDependency of @ai-sdk/provider: with skipLibCheck: false every ai@6 consumer gets this error, with
+ * or without Warden. That one error, in that file, is theirs.
+ */
+const AI_UPSTREAM_TYPE_ERROR =
+  /@ai-sdk\/provider\/dist\/index\.d\.ts\(\d+,\d+\): error TS7016: Could not find a declaration file for module 'json-schema'\./;
+
 const CONSUMER_TSCONFIG = {
   compilerOptions: {
     target: "ES2022",
@@ -133,9 +148,100 @@ await guard.close();
 process.stdout.write(JSON.stringify({ deny, allow }));
 `;
 
+/** warden/ai-sdk in a consumer with ai@6: the published types, used as the README shows them. */
+const AI_CONSUMER_TS = `
+import { generateText, stepCountIs, tool, wrapLanguageModel } from "ai";
+import { z } from "zod";
+import { createGuard } from "warden";
+import { guardTools, wardenMiddleware, WardenToolDeniedError, type WardenRefusal } from "warden/ai-sdk";
+
+type Model = Parameters<typeof wrapLanguageModel>[0]["model"];
+
+export async function run(model: Model): Promise<string> {
+  const guard = await createGuard({ policy: "mcp-tools" });
+  const tools = guardTools({
+    guard,
+    mode: "feedback",
+    tools: {
+      email_send: tool({
+        inputSchema: z.object({ email: z.string() }),
+        execute: async ({ email }) => \`sent to \${email}\`,
+      }),
+    },
+  });
+  const guarded = wrapLanguageModel({ model, middleware: wardenMiddleware({ guard }) });
+  try {
+    const result = await generateText({ model: guarded, tools, prompt: "Mail Bob.", stopWhen: stepCountIs(5) });
+    return result.text;
+  } catch (error) {
+    if (WardenToolDeniedError.is(error)) return error.decision.verdict;
+    throw error;
+  } finally {
+    await guard.close();
+  }
+}
+export type Refusal = WardenRefusal["feedback"];
+`;
+
+/** The "done when" of warden/ai-sdk, from the packed package: a denied call never runs, an allowed one does. */
+const AI_CONSUMER_MJS = `
+import { generateText, stepCountIs, tool } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { z } from "zod";
+import { createGuard } from "warden";
+import { guardTools } from "warden/ai-sdk";
+const guard = await createGuard({ policy: "mcp-tools" });
+const sent = [];
+const tools = guardTools({
+  guard,
+  tools: {
+    email_send: tool({
+      inputSchema: z.object({ email: z.string() }),
+      execute: async ({ email }) => { sent.push(email); return "sent to " + email; },
+    }),
+  },
+});
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+const replies = [
+  [{ type: "tool-call", toolCallId: "a", toolName: "email_send", input: JSON.stringify({ email: "eve@evil.test" }) }],
+  [{ type: "tool-call", toolCallId: "b", toolName: "email_send", input: JSON.stringify({ email: "bob@example.com" }) }],
+  [{ type: "text", text: "done" }],
+];
+let step = 0;
+const model = new MockLanguageModelV3({
+  doGenerate: async () => {
+    const content = replies[step++];
+    return { content, finishReason: { unified: content[0].type === "text" ? "stop" : "tool-calls", raw: undefined }, usage, warnings: [] };
+  },
+});
+const result = await generateText({ model, tools, prompt: "Mail the numbers.", stopWhen: stepCountIs(5) });
+await guard.close();
+process.stdout.write(JSON.stringify({ sent, text: result.text, feedback: result.steps[0].toolResults[0].output }));
+`;
+
 let work = "";
 let consumer = "";
+let aiConsumer = "";
 let tarball = "";
+
+/** tsc's errors in a consumer project, less the one known upstream error. */
+async function typeErrors(options: { cwd: string }): Promise<string[]> {
+  const tsc = join(repoModules, "typescript", "bin", "tsc");
+  const output = await run(process.execPath, [tsc, "-p", "tsconfig.json"], {
+    cwd: options.cwd,
+    timeout: 120_000,
+  }).then(
+    () => "",
+    (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}`,
+  );
+  return output
+    .split("\n")
+    .filter((line) => /error TS\d+/.test(line))
+    .filter((line) => !UPSTREAM_TYPE_ERROR.test(line) && !AI_UPSTREAM_TYPE_ERROR.test(line));
+}
 
 describe("the published package, installed without its optional peers", () => {
   beforeAll(async () => {
@@ -171,6 +277,32 @@ describe("the published package, installed without its optional peers", () => {
     writeFileSync(join(consumer, "consumer.ts"), CONSUMER_TS);
     writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify(CONSUMER_TSCONFIG, null, 2));
     writeFileSync(join(consumer, "check.mjs"), CONSUMER_MJS);
+
+    // The same package in a project that also installed ai@6.
+    aiConsumer = join(work, "consumer-ai");
+    const aiModules = join(aiConsumer, "node_modules");
+    mkdirSync(join(aiModules, "warden"), { recursive: true });
+    await run("tar", ["-xzf", tarball, "-C", join(aiModules, "warden"), "--strip-components=1"]);
+    const withAi = new Set([
+      ...productionClosure({ pkg }),
+      "@types/node",
+      "ai",
+      ...closureOf({ names: runtimeNeeds({ pkg: readPackage({ dir: join(repoModules, "ai") }) }) }),
+    ]);
+    for (const name of withAi) link({ modules: aiModules, name });
+    writeFileSync(
+      join(aiConsumer, "package.json"),
+      JSON.stringify({ name: "consumer-ai", type: "module", private: true }),
+    );
+    writeFileSync(join(aiConsumer, "consumer.ts"), AI_CONSUMER_TS);
+    // The AI SDK's declarations name fetch's DOM types (HeadersInit, RequestCredentials, FileList): its
+    // users compile with the DOM library, as this one does.
+    const aiConfig = {
+      ...CONSUMER_TSCONFIG,
+      compilerOptions: { ...CONSUMER_TSCONFIG.compilerOptions, lib: ["ES2023", "DOM"] },
+    };
+    writeFileSync(join(aiConsumer, "tsconfig.json"), JSON.stringify(aiConfig, null, 2));
+    writeFileSync(join(aiConsumer, "check.mjs"), AI_CONSUMER_MJS);
   }, 240_000);
 
   afterAll(() => {
@@ -193,20 +325,25 @@ describe("the published package, installed without its optional peers", () => {
   });
 
   it("has types that compile in a consumer with skipLibCheck: false", async () => {
-    const tsc = join(repoModules, "typescript", "bin", "tsc");
-    const output = await run(process.execPath, [tsc, "-p", "tsconfig.json"], {
-      cwd: consumer,
-      timeout: 120_000,
-    }).then(
-      () => "",
-      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}`,
-    );
-    const errors = output
-      .split("\n")
-      .filter((line) => /error TS\d+/.test(line))
-      .filter((line) => !UPSTREAM_TYPE_ERROR.test(line));
-    expect(errors).toEqual([]);
+    expect(await typeErrors({ cwd: consumer })).toEqual([]);
   }, 150_000);
+
+  it("has warden/ai-sdk types that compile beside ai@6 with skipLibCheck: false", async () => {
+    expect(await typeErrors({ cwd: aiConsumer })).toEqual([]);
+  }, 150_000);
+
+  it("keeps a denied AI SDK tool call from running and runs the allowed one (warden/ai-sdk with ai@6)", async () => {
+    const { stdout } = await run(process.execPath, ["check.mjs"], { cwd: aiConsumer, timeout: 60_000 });
+    const { sent, text, feedback } = JSON.parse(stdout) as {
+      sent: string[];
+      text: string;
+      feedback: unknown;
+    };
+    expect(sent).toEqual(["bob@example.com"]);
+    expect(text).toBe("done");
+    expect(feedback).toMatchObject({ warden: "refused", verdict: "deny" });
+    expect(JSON.stringify(feedback)).toContain("tool.email-internal-only");
+  }, 90_000);
 
   it("runs a compiled check from the installed package", async () => {
     const { stdout } = await run(process.execPath, ["check.mjs"], { cwd: consumer, timeout: 60_000 });
