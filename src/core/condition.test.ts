@@ -603,6 +603,21 @@ describe("roots named by the caller's context (the workspace)", () => {
     expect(run("cd sub && rm -rf build")).toBe(false);
     expect(run("cd sub && rm -rf ../../x")).toBe(true);
     expect(run("rm -rf /*")).toBe(true);
+    const findDelete = (command: string) =>
+      tri(
+        {
+          field: "args.command",
+          op: "invokes",
+          value: { program: "find", flags: ["-delete"], outside: { context: "cwd" } },
+        } as Comparison,
+        { args: { command }, context: { cwd: "/ws" } },
+      ).value;
+    expect(findDelete("find src -name '*.pyc' -delete")).toBe(false);
+    expect(findDelete("find / -name x -delete")).toBe(true);
+    expect(findDelete("find -L / -delete")).toBe(true);
+    expect(findDelete("find -D tree / -delete")).toBe(true);
+    expect(findDelete("find -delete")).toBe(true); // the workspace itself
+    expect(findDelete("find src .. -delete")).toBe(true);
     for (const unreadable of [
       "rm -rf ~",
       "rm -rf ~/x",

@@ -789,8 +789,20 @@ const CHDIR_OPTIONS: Record<string, readonly string[]> = {
 const MAX_CHDIRS = 8;
 const MAX_BASES = 32;
 
-/** The non-option words of a command (`-` alone and every word after `--` are operands). */
+/**
+ * The non-option words of a command (`-` alone and every word after `--` are operands); for `find`, its
+ * starting points (the words before its expression).
+ */
 function operands(cmd: ShellCommand): string[] {
+  if (cmd.program === "find") {
+    // options before the starting points: -H -L -P, -D debugopts, -O level
+    let i = 0;
+    while (i < cmd.args.length && /^-([HLP]|O\d*|D)$/.test(cmd.args[i]!)) i += cmd.args[i] === "-D" ? 2 : 1;
+    const rest = cmd.args.slice(i);
+    const end = rest.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
+    const starts = end === -1 ? rest : rest.slice(0, end);
+    return starts.length > 0 ? starts : ["."]; // no starting point: find walks the directory it runs in
+  }
   const out: string[] = [];
   let options = true;
   for (const arg of cmd.args) {
@@ -853,7 +865,9 @@ function operandOutside(o: {
   pf: PreparedFacts;
 }): boolean | { unknown: string } {
   const { cmd, pf } = o;
-  if (cmd.unknownFlags) return { unknown: `\`${cmd.raw}\`: its operands may come from input or a variable` };
+  // find's starting points come first, so words a pattern of its expression expands to are not among them.
+  if (cmd.unknownFlags && cmd.program !== "find")
+    return { unknown: `\`${cmd.raw}\`: its operands may come from input or a variable` };
   const roots = resolveRoots(o.value, pf);
   if ("unknown" in roots) return roots;
   const dirs = workingDirs(o.commands, pf);
