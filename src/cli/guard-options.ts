@@ -29,7 +29,7 @@ export function addGuardOptions(options: { command: Command; policy?: "one" | "m
           collect,
         );
   return command
-    .option("--engine <engine>", "default engine: auto | compiled | guardagent | baseline | shield", "auto")
+    .option("--engine <engine>", "default engine: auto | compiled | guardagent | baseline | llamaguard | shield", "auto")
     .option(
       "--model <provider:model-id>",
       "openai:…, anthropic:…, openai-compatible:…, ollama:…, local:/path/model.gguf",

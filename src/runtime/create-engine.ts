@@ -3,7 +3,7 @@
  * a toolbox or a memory. The CLI, the HTTP server, the MCP server and the benchmark all build engines
  * through here, so an engine behaves the same wherever it is called from.
  *
- * The model engines (guardagent, baseline) are wrapped once, here, in the deterministic floor
+ * The model engines (guardagent, baseline, llamaguard) are wrapped once, here, in the deterministic floor
  * (src/engines/deterministic-floor.ts): a compiled deny or ask reached with every fact determined
  * stands whatever the model says, and the Decision carries both views.
  *
@@ -28,7 +28,7 @@ import type { ToolFunction } from "../toolbox/tool-function.js";
 import { createToolbox } from "../toolbox/toolbox.js";
 import { createCheckPool } from "./offload/check-pool.js";
 
-export const ENGINE_NAMES = ["auto", "compiled", "guardagent", "baseline", "shield"] as const;
+export const ENGINE_NAMES = ["auto", "compiled", "guardagent", "baseline", "llamaguard", "shield"] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
 export interface EngineSetup {
@@ -65,22 +65,27 @@ export interface EngineHandle {
 
 /** The modules the model engines need, imported together when the first one is built. */
 async function modelEngineModules() {
-  const [guardagent, baseline, sandbox] = await Promise.all([
+  const [guardagent, baseline, llamaguard, sandbox] = await Promise.all([
     import("../engines/guardagent/guardagent-engine.js"),
     import("../engines/baselines/model-guard-engine.js"),
+    import("../engines/baselines/llamaguard-engine.js"),
     import("../sandbox/quickjs-sandbox.js"),
   ]);
   return {
     createGuardAgentEngine: guardagent.createGuardAgentEngine,
     createModelGuardEngine: baseline.createModelGuardEngine,
+    createLlamaGuardEngine: llamaguard.createLlamaGuardEngine,
     createQuickJsSandbox: sandbox.createQuickJsSandbox,
   };
 }
 
-/** Whether a setup builds a model engine (guardagent or baseline, or auto's fallback with a model). */
+/** Whether a setup builds a model engine (guardagent, baseline, llamaguard, or auto's fallback with a model). */
 function usesModelEngine(setup: EngineSetup): boolean {
   return (
-    setup.engine === "guardagent" || setup.engine === "baseline" || (setup.engine === "auto" && !!setup.model)
+    setup.engine === "guardagent" ||
+    setup.engine === "baseline" ||
+    setup.engine === "llamaguard" ||
+    (setup.engine === "auto" && !!setup.model)
   );
 }
 
@@ -175,6 +180,12 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
           toolbox,
           failMode,
         }),
+        compiled: floor,
+      });
+      break;
+    case "llamaguard":
+      engine = withDeterministicFloor({
+        engine: modules!.createLlamaGuardEngine({ model: needModel("llamaguard"), failMode }),
         compiled: floor,
       });
       break;
