@@ -1,8 +1,9 @@
 /**
  * What `warden hook` reads and answers, apart from how it runs: a coding agent's pre-tool event (Claude
  * Code's PreToolUse JSON: `session_id`, `cwd`, `tool_name`, `tool_input`, `hook_event_name`,
- * `transcript_path`) becomes the subject of one tool-call check, and the Decision becomes the answer in
- * the agent's contract. Pure functions, so the mapping is tested without a process.
+ * `transcript_path`) becomes one tool call for `checkToolCall` (core/tool-call.ts), and the Decision
+ * becomes the answer in the agent's contract, a refusal's reason in the words every integration uses
+ * (integrations/refusal.ts). Pure functions, so the mapping is tested without a process.
  *
  * The event comes from the agent's own harness, not from the model: its `cwd` and the call are the real
  * ones, so the check trusts them as facts (as the MCP proxy trusts the call it forwards). The earlier
@@ -15,9 +16,10 @@
  */
 import { z } from "zod";
 import type { Decision } from "../core/decision.js";
-import type { Step, Subject } from "../core/subject.js";
+import type { Step } from "../core/subject.js";
+import type { ToolCallInput } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
-import { toolCallSubject } from "../mcp/tool-call-subject.js";
+import { refusalText } from "../integrations/refusal.js";
 import type { SessionEvent } from "../store/session-log.js";
 
 export const HOOK_FORMATS = ["claude-code", "generic"] as const;
@@ -51,28 +53,27 @@ export function historySteps(options: { events: readonly SessionEvent[] }): Step
   return options.events.filter((e) => e.verdict !== "deny").map((e) => ({ action: e.tool, args: e.args }));
 }
 
-/** The subject of the check: the call, the workspace and session as context, the history as trajectory. */
-export function hookSubject(options: { event: HookEvent; history: readonly Step[] }): Subject {
+/** The call to check: the tool and its input, the workspace and session as context, the history before it. */
+export function hookToolCall(options: { event: HookEvent; history: readonly Step[] }): ToolCallInput {
   const { event } = options;
-  return toolCallSubject({
-    tool: event.tool_name,
-    args: event.tool_input,
+  return {
+    name: event.tool_name,
+    arguments: event.tool_input,
     context: {
       ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
       sessionId: event.session_id,
     },
-    history: options.history,
-  });
+    history: [...options.history],
+  };
 }
 
-/** The reason shown with the answer: what was violated and why, or what allowed it. */
-export function hookReason(options: { decision: Decision }): string {
+/** The reason shown with the answer: the shared refusal text, or what allowed the call. */
+export function hookReason(options: { decision: Decision; tool: string }): string {
   const { decision } = options;
+  if (!decision.allowed) return refusalText({ decision, tool: options.tool });
   if (decision.failure) {
-    return `Warden could not decide (${decision.failure.code}: ${decision.failure.message}), so the call is ${decision.allowed ? "allowed (fail-open)" : "refused"}`;
+    return `Warden could not decide (${decision.failure.code}: ${decision.failure.message}); allowed because the guard runs fail-open`;
   }
-  const violations = decision.violations.map((v) => `[${v.ruleId}] ${v.message}`);
-  if (violations.length > 0) return `Warden: ${violations.join("; ")}`;
   return `Warden: ${decision.explanation || decision.verdict}`;
 }
 
@@ -87,10 +88,10 @@ export type HookAnswer =
   | { decision: "allow" | "deny" | "ask"; reason: string; rules: string[] };
 
 /** The answer in the agent's contract. A decision that is not allowed is never answered "allow". */
-export function hookAnswer(options: { decision: Decision; format: HookFormat }): HookAnswer {
+export function hookAnswer(options: { decision: Decision; tool: string; format: HookFormat }): HookAnswer {
   const { decision } = options;
   const verdict = decision.allowed ? "allow" : decision.verdict === "ask" ? "ask" : "deny";
-  const reason = hookReason({ decision });
+  const reason = hookReason({ decision, tool: options.tool });
   if (options.format === "generic") {
     return { decision: verdict, reason, rules: [...new Set(decision.violations.map((v) => v.ruleId))] };
   }

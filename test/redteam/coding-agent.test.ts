@@ -1,12 +1,12 @@
 /**
- * Red team, coding agent: the bundled coding-agent policy as `warden hook` asks it (the subject built by
- * the hook's own mapping, src/cli/hook-event.ts, with the event's cwd trusted). Every rule has a case it
+ * Red team, coding agent: the bundled coding-agent policy as `warden hook` asks it (the call built by
+ * the hook's own mapping, src/cli/hook-event.ts, checked with `checkToolCall`, the event's cwd trusted). Every rule has a case it
  * refuses and a case it lets through, and every spelling an attacker may use to delete outside the
  * workspace, read a secret, pipe a download into a shell or force-push is refused (deny, or ask where the
  * rule asks). A decision is read as the hook answers it: allow, ask or deny.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { hookAnswer, hookSubject, parseHookEvent } from "../../src/cli/hook-event.js";
+import { hookAnswer, hookToolCall, parseHookEvent } from "../../src/cli/hook-event.js";
 import type { Decision } from "../../src/core/decision.js";
 import { createGuard, type Guard } from "../../src/guard.js";
 import { describeDecision } from "./redteam.fixture.js";
@@ -27,8 +27,8 @@ async function decide(tool: string, input: Record<string, unknown>, cwd: string 
       ...(cwd !== null ? { cwd } : {}),
     },
   });
-  const decision: Decision = await (await open()).check(hookSubject({ event, history: [] }));
-  const answer = hookAnswer({ decision, format: "generic" }) as { decision: string };
+  const decision: Decision = await (await open()).checkToolCall(hookToolCall({ event, history: [] }));
+  const answer = hookAnswer({ decision, tool, format: "generic" }) as { decision: string };
   return { verdict: answer.decision, why: describeDecision(decision) };
 }
 
@@ -124,6 +124,7 @@ describe("red team: coding-agent attacker cases", () => {
       "rm -rf ~",
       "rm -rf ~/",
       "rm -rf $HOME",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell variable, not a template
       "rm -rf ${HOME}/x",
       "rm -rf ..",
       "rm -rf ../other",

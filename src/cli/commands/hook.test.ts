@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Decision } from "../../core/decision.js";
-import { HookEventSchema, historySteps, hookAnswer, hookFailureAnswer, hookSubject } from "../hook-event.js";
+import { ToolCallSchema, toolCallSubject } from "../../core/tool-call.js";
+import { HookEventSchema, historySteps, hookAnswer, hookFailureAnswer, hookToolCall } from "../hook-event.js";
 
 const root = resolve(import.meta.dirname, "..", "..", "..");
 const bin = join(root, "bin", "warden.js");
@@ -170,14 +171,18 @@ describe("hook event mapping", () => {
 
   it("never answers allow for a decision that is not allowed", () => {
     for (const verdict of ["deny", "ask", "allow"] as const) {
-      const answer = hookAnswer({ decision: decision({ allowed: false, verdict }), format: "generic" });
+      const answer = hookAnswer({
+        decision: decision({ allowed: false, verdict }),
+        tool: "Bash",
+        format: "generic",
+      });
       expect((answer as { decision: string }).decision).not.toBe("allow");
     }
     const failure = hookFailureAnswer({ error: new Error("boom"), format: "claude-code" });
     expect(failure).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
   });
 
-  it("takes the call, cwd and session as trusted context; refused calls are not history", () => {
+  it("carries the call, cwd and session; refused calls are not history", () => {
     const event = HookEventSchema.parse({
       session_id: "s",
       cwd: "/w",
@@ -191,7 +196,14 @@ describe("hook event mapping", () => {
         { at: "t", tool: "Bash", args: { command: "git push -f" }, verdict: "ask" },
       ],
     });
-    const subject = hookSubject({ event, history });
+    const call = ToolCallSchema.parse(hookToolCall({ event, history }));
+    expect(call).toMatchObject({ name: "Read", arguments: { file_path: "a" } });
+    const subject = toolCallSubject({
+      tool: call.name,
+      args: call.arguments,
+      ...(call.context ? { context: call.context } : {}),
+      ...(call.history ? { history: call.history } : {}),
+    });
     expect(subject.context).toMatchObject({
       cwd: "/w",
       sessionId: "s",

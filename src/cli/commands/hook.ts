@@ -5,7 +5,7 @@
  * `--format claude-code` (default) `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
  * "permissionDecision": "allow"|"deny"|"ask", "permissionDecisionReason": "…"}}`, `--format generic`
  * `{"decision", "reason", "rules"}`. The mapping lives in ../hook-event.ts; the check is the guard
- * service's, as `warden check` runs it.
+ * service's `checkToolCall`, the one every face uses for a tool call.
  *
  * Fail closed: Claude Code lets the tool run when a hook exits with anything but 0 or 2, so whatever
  * goes wrong after the options are read (bad input, a store error, a policy that does not load, a
@@ -15,6 +15,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import type { Decision } from "../../core/decision.js";
+import { ToolCallSchema } from "../../core/tool-call.js";
 import { parseWith } from "../../core/validate.js";
 import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-guard-service.js";
 import { fileSessionLog, type SessionLog } from "../../store/session-log.js";
@@ -27,7 +28,7 @@ import {
   historySteps,
   hookAnswer,
   hookFailureAnswer,
-  hookSubject,
+  hookToolCall,
   parseHookEvent,
 } from "../hook-event.js";
 import { MAX_INPUT_BYTES_HELP, maxInputBytesFrom, readJsonObjectInput } from "../read-input.js";
@@ -83,7 +84,7 @@ export function registerHookCommand(options: { program: Command }): void {
           policy,
           service: { ...service, checkTimeoutMs: service.checkTimeoutMs ?? HOOK_CHECK_TIMEOUT_MS },
         });
-        answer = hookAnswer({ decision, format });
+        answer = hookAnswer({ decision, tool: event.tool_name, format });
       } catch (error) {
         answer = hookFailureAnswer({ error, format });
       }
@@ -106,9 +107,13 @@ async function decideEvent(o: {
   try {
     const [loaded] = guard.listPolicies();
     // The event comes from the agent's harness (its cwd, the real call): its facts are trusted.
-    decision = await guard.check({
+    decision = await guard.checkToolCall({
       policy: loaded!.name,
-      subject: hookSubject({ event, history }),
+      call: parseWith({
+        schema: ToolCallSchema,
+        value: hookToolCall({ event, history }),
+        what: "hook event (stdin)",
+      }),
       trust: { contextFacts: true },
     });
   } finally {
