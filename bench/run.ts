@@ -121,6 +121,8 @@ await micro("serve", quick ? { seconds: 2, warmupSeconds: 1, rounds: 1 } : { sec
 // `warden check` from the build beside `node -e 0`, started N times each in the same run (builds first
 // when dist/ is older than src/).
 await micro("cold-start", { runs: quick ? 3 : 15, build: true });
+// `warden hook` (a coding agent's pre-tool hook) from the build beside `node -e 0`, same way.
+await micro("hook-cold-start", { runs: quick ? 3 : 15, build: true });
 
 const info = runInfo();
 const record = { suite: "warden offline benchmarks", quick, info, datasets, results };

@@ -9,6 +9,7 @@
 import { benchCedar } from "./cedar.js";
 import { benchColdStart } from "./cold-start.js";
 import { benchCompiledChecks } from "./compiled-checks.js";
+import { benchHookColdStart } from "./hook-cold-start.js";
 import { benchLtl } from "./ltl.js";
 import { benchMcpProxy } from "./mcp-proxy.js";
 import { benchRetrieval } from "./retrieval.js";
@@ -27,6 +28,7 @@ const runners: Record<string, (options: never) => Promise<unknown>> = {
   cedar: benchCedar,
   serve: benchServe,
   "cold-start": benchColdStart,
+  "hook-cold-start": benchHookColdStart,
 };
 
 const [name, json] = process.argv.slice(2);

@@ -547,3 +547,94 @@ describe("three-valued evaluation (properties)", () => {
     );
   });
 });
+
+describe("roots named by the caller's context (the workspace)", () => {
+  const within = { field: "args.file_path", op: "pathWithin", value: { context: "cwd" } } as const;
+  const at = (file_path: string, cwd?: string) =>
+    tri(within, { args: { file_path }, ...(cwd !== undefined ? { context: { cwd } } : {}) }).value;
+
+  it("pathWithin { context: cwd } compares with the call's cwd, relative paths resolved against it", () => {
+    expect(at("/ws/src/a.ts", "/ws")).toBe(true);
+    expect(at("src/a.ts", "/ws")).toBe(true);
+    expect(at("/ws2/a.ts", "/ws")).toBe(false);
+    expect(at("../../etc/passwd", "/ws/app")).toBe(false);
+    expect(at("/ws/../etc/passwd", "/ws")).toBe(false);
+    // the same comparison object, another workspace: never the answer cached for the first
+    expect(at("/other/a.ts", "/other")).toBe(true);
+    expect(at("/ws/a.ts", "/other")).toBe(false);
+  });
+
+  it("a missing or relative cwd is unknown, never a root of / or nothing", () => {
+    expect(at("/ws/a.ts")).toBe("unknown");
+    expect(at("/ws/a.ts", "ws")).toBe("unknown");
+    expect(at("/ws/a.ts", "")).toBe("unknown");
+  });
+
+  it("mixes with literal roots, and the value shape is checked", () => {
+    const c = { field: "args.p", op: "pathWithin", value: ["/tmp", { context: "cwd" }] } as const;
+    expect(tri(c, { args: { p: "/tmp/x" }, context: { cwd: "/ws" } }).value).toBe(true);
+    expect(tri(c, { args: { p: "/ws/x" }, context: { cwd: "/ws" } }).value).toBe(true);
+    expect(tri(c, { args: { p: "/etc/x" }, context: { cwd: "/ws" } }).value).toBe(false);
+    expect(
+      conditionProblems({ condition: { field: "args.p", op: "pathWithin", value: { ctx: "cwd" } } }),
+    ).toEqual([expect.stringMatching(/pathWithin needs/)]);
+  });
+
+  it("invokes … outside: an operand outside the workspace, in every directory the line may cd to", () => {
+    const rmOutside = { program: "rm", flags: ["-r"], outside: { context: "cwd" } };
+    const run = (command: string, cwd: string | null = "/ws") =>
+      tri({ field: "args.command", op: "invokes", value: rmOutside } as Comparison, {
+        args: { command },
+        ...(cwd !== null ? { context: { cwd } } : {}),
+      }).value;
+    expect(run("rm -rf build")).toBe(false);
+    expect(run("rm -rf ./build dist/")).toBe(false);
+    expect(run("rm -rf /ws/build")).toBe(false);
+    expect(run("rm build")).toBe(false); // not recursive
+    expect(run("rm -rf /")).toBe(true);
+    expect(run("rm -rf ..")).toBe(true);
+    expect(run("rm -rf build ../other")).toBe(true);
+    expect(run("rm -rf /ws/../etc")).toBe(true);
+    expect(run("sudo rm -rf /")).toBe(true);
+    expect(run("cd / && rm -rf ws")).toBe(true); // the workspace itself
+    expect(run("rm -rf .")).toBe(true);
+    expect(run("rm -rf /ws")).toBe(true);
+    expect(run("cd /; rm -rf .")).toBe(true);
+    expect(run("cd sub && rm -rf build")).toBe(false);
+    expect(run("cd sub && rm -rf ../../x")).toBe(true);
+    expect(run("rm -rf /*")).toBe(true);
+    const findDelete = (command: string) =>
+      tri(
+        {
+          field: "args.command",
+          op: "invokes",
+          value: { program: "find", flags: ["-delete"], outside: { context: "cwd" } },
+        } as Comparison,
+        { args: { command }, context: { cwd: "/ws" } },
+      ).value;
+    expect(findDelete("find src -name '*.pyc' -delete")).toBe(false);
+    expect(findDelete("find / -name x -delete")).toBe(true);
+    expect(findDelete("find -L / -delete")).toBe(true);
+    expect(findDelete("find -D tree / -delete")).toBe(true);
+    expect(findDelete("find -delete")).toBe(true); // the workspace itself
+    expect(findDelete("find src .. -delete")).toBe(true);
+    for (const unreadable of [
+      "rm -rf ~",
+      "rm -rf ~/x",
+      "rm -rf $HOME",
+      "rm -rf $(pwd)/../x",
+      "echo / | xargs rm -rf",
+      "find / -exec rm -rf {} +",
+      "rm -rf .*",
+      "rm -rf {..,x}",
+      "cd && rm -rf x",
+      "cd - && rm -rf x",
+      "cd $D && rm -rf x",
+      "env -C / rm -rf x",
+      "sudo -D / rm -rf x",
+    ]) {
+      expect([unreadable, run(unreadable)]).toEqual([unreadable, "unknown"]);
+    }
+    expect(run("rm -rf build", null)).toBe("unknown");
+  });
+});

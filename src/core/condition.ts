@@ -15,6 +15,11 @@
  *   tool, name, id, format, input, context.…   the call and its caller (raw)
  * Other fields are read as plain dot paths (the shield's step facts: action, url, elementText…).
  *
+ * Roots that depend on the call: a `pathWithin` root (and an `invokes` comparison's `outside` root) may be
+ * `{ "context": "cwd" }`, the caller's context fact of that name (an absolute path: the agent's
+ * workspace), so one policy says "inside the workspace" for every workspace. A fact that is missing or not
+ * an absolute path makes the comparison unknown (fail closed), never a root of "/" or "".
+ *
  * When a comparison sees several values (several arguments, several addresses, several honest readings of
  * one path) and has no `quantifier`, it is read the STRICT way: `strictWhen` says which truth value of the
  * whole condition is the stricter outcome (true for deny/ask rules, false for allow rules), `not` flips it,
@@ -96,10 +101,22 @@ export interface Comparison {
 }
 export type Condition = Comparison | { all: Condition[] } | { any: Condition[] } | { not: Condition };
 
-/** `invokes`: some simple command of the line runs one of the programs with every one of the flags. */
+/** A root of `pathWithin`: a path, or `{ context: "cwd" }`, a context fact holding an absolute path. */
+export type PathRoot = string | { context: string };
+
+/**
+ * `invokes`: some simple command of the line runs one of the programs with every one of the flags, and,
+ * when `outside` is given, with an operand (a word that is not an option) that is or may be outside those
+ * roots (`rm -rf /` outside `{context: "cwd"}`); a root itself counts as outside (`rm -rf .` removes the
+ * whole workspace). Operands resolve against the caller's `context.cwd` and
+ * every directory a `cd`/`pushd` of the line may have entered; one that cannot be read statically (a
+ * variable, `~`, a brace pattern or find's `{}`, a dot-glob that may match `..`, words `xargs` appends)
+ * makes the comparison unknown.
+ */
 export interface InvokesValue {
   program: string | string[];
   flags?: string[];
+  outside?: PathRoot | PathRoot[];
 }
 /** `pipesInto`: some data flow from one of the `from` programs into one of the `to` programs ("*" = any). */
 export interface PipesIntoValue {
@@ -107,10 +124,13 @@ export interface PipesIntoValue {
   to: string[];
 }
 
+const PathRootSchema = z.union([z.string().min(1), z.object({ context: z.string().min(1) }).strict()]);
+const PathRootsSchema = z.union([PathRootSchema, z.array(PathRootSchema).min(1)]);
 const InvokesValueSchema = z
   .object({
     program: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
     flags: z.array(z.string().min(1)).optional(),
+    outside: PathRootsSchema.optional(),
   })
   .strict();
 const PipesIntoValueSchema = z
@@ -126,9 +146,11 @@ export function comparisonValueProblems(options: { comparison: Comparison }): st
       ? InvokesValueSchema
       : c.op === "pipesInto"
         ? PipesIntoValueSchema
-        : c.op === "pathWithin" || c.op === "pathMatches"
-          ? StringOrStrings
-          : undefined;
+        : c.op === "pathWithin"
+          ? PathRootsSchema
+          : c.op === "pathMatches"
+            ? StringOrStrings
+            : undefined;
   const problems: string[] = [];
   if (schema) {
     const parsed = schema.safeParse(c.value);
@@ -141,9 +163,9 @@ export function comparisonValueProblems(options: { comparison: Comparison }): st
   return problems;
 }
 const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
-  invokes: "{ program: string | string[], flags?: string[] }",
+  invokes: "{ program: string | string[], flags?: string[], outside?: roots }",
   pipesInto: "{ from: string[], to: string[] }",
-  pathWithin: "a root or a list of roots",
+  pathWithin: 'a root or a list of roots (a root is a path or { "context": "cwd" })',
   pathMatches: "a glob or a list of globs",
 };
 
@@ -686,8 +708,13 @@ function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
   const canonical = pf.canonical(kind, kind === "command" ? (subject.line ?? raw) : raw);
   if (!canonical.ok) return [{ unknown: canonical.reason }];
   switch (kind) {
-    case "path":
+    case "path": {
+      if (c.op === "pathWithin") {
+        const roots = resolveRoots(c.value, pf);
+        if ("unknown" in roots) return [{ unknown: roots.unknown }];
+      }
       return [{ readings: (canonical.forms as string[]).map((p) => projectPath(p, c.part)) }];
+    }
     case "url":
       return [{ readings: (canonical.forms as UrlParts[]).map((u) => projectUrl(u, c.part)) }];
     case "email":
@@ -696,7 +723,7 @@ function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
       }));
     case "command": {
       const commands = canonical.forms as ShellCommand[];
-      if (c.op === "invokes") return [invokesUnit(c, commands)];
+      if (c.op === "invokes") return [invokesUnit(c, commands, pf)];
       return commands.map((cmd) => ({ readings: [commandText(cmd)] }));
     }
   }
@@ -734,17 +761,164 @@ function wantedFlags(c: Comparison, value: InvokesValue, program: string): strin
  * Some simple command runs one of the programs with every flag: true; none does, but one runs such a
  * program with flags that a variable could supply: unknown; else false.
  */
-function invokesUnit(c: Comparison, commands: ShellCommand[]): Unit {
+function invokesUnit(c: Comparison, commands: ShellCommand[], pf: PreparedFacts): Unit {
   const value = c.value as InvokesValue;
   const programs = (typeof value.program === "string" ? [value.program] : value.program).map(programName);
-  let maybe = false;
+  let maybe: string | undefined;
   for (const cmd of commands) {
     if (!programs.some((p) => programMatches(c, cmd.program, p))) continue;
     const wanted = wantedFlags(c, value, cmd.program);
-    if (wanted.every((f) => cmd.flags.includes(f))) return { result: true };
-    if (cmd.unknownFlags) maybe = true;
+    if (wanted.every((f) => cmd.flags.includes(f))) {
+      if (value.outside === undefined) return { result: true };
+      const outside = operandOutside({ value: value.outside, cmd, commands, pf });
+      if (outside === true) return { result: true };
+      if (outside !== false) maybe ??= outside.unknown;
+    } else if (cmd.unknownFlags) maybe ??= "a variable in the command may supply the flags";
   }
-  return maybe ? { unknown: "a variable in the command may supply the flags" } : { result: false };
+  return maybe !== undefined ? { unknown: maybe } : { result: false };
+}
+
+/** Commands that change the directory the rest of the line runs in, and how they name it. */
+const CHDIR_PROGRAMS = new Set(["cd", "pushd"]);
+/** Options of wrappers that run their command in another directory. */
+const CHDIR_OPTIONS: Record<string, readonly string[]> = {
+  env: ["-C", "--chdir"],
+  sudo: ["-D", "--chdir"],
+};
+/** Bounds on the directories a line may run commands in (each `cd` may or may not have run). */
+const MAX_CHDIRS = 8;
+const MAX_BASES = 32;
+
+/**
+ * The non-option words of a command (`-` alone and every word after `--` are operands); for `find`, its
+ * starting points (the words before its expression).
+ */
+function operands(cmd: ShellCommand): string[] {
+  if (cmd.program === "find") {
+    // options before the starting points: -H -L -P, -D debugopts, -O level
+    let i = 0;
+    while (i < cmd.args.length && /^-([HLP]|O\d*|D)$/.test(cmd.args[i]!)) i += cmd.args[i] === "-D" ? 2 : 1;
+    const rest = cmd.args.slice(i);
+    const end = rest.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
+    const starts = end === -1 ? rest : rest.slice(0, end);
+    return starts.length > 0 ? starts : ["."]; // no starting point: find walks the directory it runs in
+  }
+  const out: string[] = [];
+  let options = true;
+  for (const arg of cmd.args) {
+    if (options && arg === "--") options = false;
+    else if (!options || arg === "-" || !arg.startsWith("-")) out.push(arg);
+  }
+  return out;
+}
+
+/**
+ * The directories a command of the line may run in: the caller's `context.cwd`, and what every
+ * `cd`/`pushd` of the line makes of it, in any combination (branches and order are not followed, so
+ * each may or may not have run). A directory that cannot be read (`cd` alone or `cd -`, `~`, a variable,
+ * `popd`, `env -C`) makes them unknown.
+ */
+function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: string[] } | { unknown: string } {
+  const cwd = getPath(pf.facts, "context.cwd");
+  if (typeof cwd !== "string" || !cwd.startsWith("/"))
+    return { unknown: "the command's working directory (context.cwd) is not an absolute path" };
+  let dirs = [cwd];
+  let changes = 0;
+  for (const cmd of commands) {
+    if (cmd.program === "popd") return { unknown: "popd changes to a directory the line does not name" };
+    const wrapperOptions = CHDIR_OPTIONS[cmd.program];
+    if (
+      wrapperOptions?.some((o) =>
+        cmd.args.some((a) => a === o || a.startsWith(`${o}=`) || (o.length === 2 && a.startsWith(o))),
+      )
+    ) {
+      return { unknown: `${cmd.program} runs its command in another directory` };
+    }
+    if (!CHDIR_PROGRAMS.has(cmd.program)) continue;
+    changes += 1;
+    const target = operands(cmd)[0];
+    if (target === undefined || target === "-" || changes > MAX_CHDIRS)
+      return { unknown: `\`${cmd.raw}\` changes to a directory the line does not name` };
+    const next = new Set(dirs);
+    for (const dir of dirs) {
+      const forms = canonicalPath({ path: target, base: dir });
+      if (!forms.ok) return { unknown: `\`${cmd.raw}\`: ${forms.reason}` };
+      for (const f of forms.forms) next.add(f);
+    }
+    if (next.size > MAX_BASES) return { unknown: "the line changes directory too many ways" };
+    dirs = [...next];
+  }
+  return { dirs };
+}
+
+/** A word whose expansion the reading cannot follow: a brace pattern or find's `{}`, a dot-glob (may match `..`). */
+const UNREADABLE_OPERAND = /[{}]|(^|\/)\.[^/]*[*?[]/;
+
+/**
+ * Is some operand of `cmd` outside the roots? true, false, or unknown (with why). Every operand is
+ * read against every directory the command may run in; one reading outside is enough.
+ */
+function operandOutside(o: {
+  value: PathRoot | PathRoot[];
+  cmd: ShellCommand;
+  commands: ShellCommand[];
+  pf: PreparedFacts;
+}): boolean | { unknown: string } {
+  const { cmd, pf } = o;
+  // find's starting points come first, so words a pattern of its expression expands to are not among them.
+  if (cmd.unknownFlags && cmd.program !== "find")
+    return { unknown: `\`${cmd.raw}\`: its operands may come from input or a variable` };
+  const roots = resolveRoots(o.value, pf);
+  if ("unknown" in roots) return roots;
+  const dirs = workingDirs(o.commands, pf);
+  if ("unknown" in dirs) return dirs;
+  const canonicalRootList = canonicalRoots(roots.roots, pf);
+  const fold = (p: string) => (pf.caseFold ? p.toLowerCase() : p);
+  let unknown: string | undefined;
+  for (const operand of operands(cmd)) {
+    if (UNREADABLE_OPERAND.test(operand)) {
+      unknown ??= `\`${cmd.raw}\`: the operand ${JSON.stringify(operand)} expands to paths the reading cannot name`;
+      continue;
+    }
+    for (const dir of dirs.dirs) {
+      const forms = canonicalPath({ path: operand, base: dir, caseFold: pf.caseFold });
+      if (!forms.ok) {
+        unknown ??= `\`${cmd.raw}\`: ${forms.reason}`;
+        continue;
+      }
+      if (forms.forms.some((f) => !strictlyInside(fold(f), canonicalRootList.map(fold)))) return true;
+    }
+  }
+  return unknown !== undefined ? { unknown } : false;
+}
+
+/** Below one of the roots, not a root itself: `rm -rf .` in the workspace removes the workspace. */
+function strictlyInside(path: string, roots: readonly string[]): boolean {
+  return roots.some((root) => path !== root && pathWithin({ path, roots: [root] }));
+}
+
+/** A comparison's roots with context facts filled in, or unknown when a fact is not an absolute path. */
+function resolveRoots(value: unknown, pf: PreparedFacts): { roots: string[] } | { unknown: string } {
+  const roots: string[] = [];
+  for (const root of asList(value)) {
+    if (typeof root === "string") {
+      roots.push(root);
+      continue;
+    }
+    const name = (root as { context: string }).context;
+    const fact = getPath(pf.facts, `context.${name}`);
+    if (typeof fact !== "string" || !fact.startsWith("/"))
+      return {
+        unknown: `the root context.${name} is ${fact === undefined ? "missing" : "not an absolute path"}`,
+      };
+    roots.push(fact);
+  }
+  return { roots };
+}
+
+/** Does the comparison's value name a context fact (its roots differ from call to call)? */
+function hasContextRoot(value: unknown): boolean {
+  return asList(value).some((root) => typeof root === "object" && root !== null);
 }
 
 function pipeMatches(c: Comparison, flow: { from: string; to: string }): boolean {
@@ -756,13 +930,16 @@ function pipeMatches(c: Comparison, flow: { from: string; to: string }): boolean
 
 const rootCache = new Map<string, string[]>();
 
-/** A policy's roots in canonical form (same case folding and base as the paths they are compared with). */
-function canonicalRoots(value: unknown, pf: PreparedFacts): string[] {
+/**
+ * A policy's roots (context facts already filled in, see `resolveRoots`) in canonical form: same case
+ * folding and base as the paths they are compared with.
+ */
+function canonicalRoots(value: readonly string[], pf: PreparedFacts): string[] {
   const key = JSON.stringify([value, pf.caseFold, pf.base ?? null]);
   let roots = rootCache.get(key);
   if (!roots) {
     roots = [];
-    for (const root of asList(value)) {
+    for (const root of value) {
       const canonical = canonicalPath({
         path: root,
         caseFold: pf.caseFold,
@@ -817,7 +994,11 @@ function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolea
     results = new Map();
     pathResults.set(c, results);
   }
-  const key = `${pf.caseFold ? 1 : 0}${fold ? 1 : 0}\u0000${pf.base ?? ""}\u0000${path}`;
+  // Roots named by context facts differ from call to call: the resolved roots are part of the key.
+  const resolved = c.op === "pathWithin" ? resolveRoots(c.value, pf) : undefined;
+  const rootList = resolved && "roots" in resolved ? resolved.roots : [];
+  const contextual = c.op === "pathWithin" && hasContextRoot(c.value) ? rootList.join("\u0001") : "";
+  const key = `${pf.caseFold ? 1 : 0}${fold ? 1 : 0}\u0000${pf.base ?? ""}\u0000${contextual}\u0000${path}`;
   let result = results.get(key);
   if (result === undefined) {
     result =
@@ -825,8 +1006,8 @@ function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolea
         ? pathWithin({
             path: fold ? path.toLowerCase() : path,
             roots: fold
-              ? canonicalRoots(c.value, pf).map((r) => r.toLowerCase())
-              : canonicalRoots(c.value, pf),
+              ? canonicalRoots(rootList, pf).map((r) => r.toLowerCase())
+              : canonicalRoots(rootList, pf),
           })
         : pathMatches({ path, globs: asList(c.value) as string[], caseFold: fold });
     if (results.size >= 1024) results.clear();

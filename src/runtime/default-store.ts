@@ -5,17 +5,13 @@
  * names the path and where it came from, never a raw system error.
  */
 import { mkdirSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { WardenError } from "../core/errors.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
+import { defaultStorePath } from "../store/state-dir.js";
 import type { Store } from "../store/store.js";
 
-export function defaultStorePath(): string {
-  if (process.env.WARDEN_STORE) return process.env.WARDEN_STORE;
-  const base = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
-  return join(base, "warden", "warden.db");
-}
+export { defaultStorePath } from "../store/state-dir.js";
 
 const REASONS: Record<string, string> = {
   ENOTDIR: "a part of its folder is a file, not a directory",

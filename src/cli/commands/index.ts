@@ -17,6 +17,10 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
     oneShotValidation();
     return (await import("./check.js")).registerCheckCommand;
   },
+  hook: async () => {
+    oneShotValidation();
+    return (await import("./hook.js")).registerHookCommand;
+  },
   compile: async () => (await import("./compile.js")).registerCompileCommand,
   demo: async () => (await import("./demo.js")).registerDemoCommand,
   bench: async () => (await import("./bench.js")).registerBenchCommand,

@@ -1,0 +1,132 @@
+/**
+ * `warden hook`: a coding agent's pre-tool hook. Reads one PreToolUse event as JSON on stdin (Claude
+ * Code's shape), checks the call against a policy with the session's earlier calls as its trajectory,
+ * records the call in the session's history, and answers in the agent's contract on stdout, exit 0:
+ * `--format claude-code` (default) `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+ * "permissionDecision": "allow"|"deny"|"ask", "permissionDecisionReason": "…"}}`, `--format generic`
+ * `{"decision", "reason", "rules"}`. The mapping lives in ../hook-event.ts; the check is the guard
+ * service's `checkToolCall`, the one every face uses for a tool call.
+ *
+ * Fail closed: Claude Code lets the tool run when a hook exits with anything but 0 or 2, so whatever
+ * goes wrong after the options are read (bad input, a store error, a policy that does not load, a
+ * check past its time limit) is answered as a deny on exit 0, with the reason. A hook runs before every
+ * tool call, so it loads only what a compiled check needs (no SQLite: see store/session-log.ts).
+ */
+import type { Command } from "commander";
+import { z } from "zod";
+import type { Decision } from "../../core/decision.js";
+import { ToolCallSchema } from "../../core/tool-call.js";
+import { parseWith } from "../../core/validate.js";
+import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-guard-service.js";
+import { fileSessionLog, type SessionLog } from "../../store/session-log.js";
+import { defaultSessionsDir } from "../../store/state-dir.js";
+import { addCheckTimeoutOption, addGuardOptions, checkTimeoutFrom } from "../guard-options.js";
+import {
+  HOOK_FORMATS,
+  type HookAnswer,
+  type HookEvent,
+  historySteps,
+  hookAnswer,
+  hookFailureAnswer,
+  hookToolCall,
+  parseHookEvent,
+} from "../hook-event.js";
+import { MAX_INPUT_BYTES_HELP, maxInputBytesFrom, readJsonObjectInput } from "../read-input.js";
+
+/**
+ * A hook's check is bounded well inside the agent's own hook timeout (Claude Code: 60 s), past which the
+ * agent would go on without an answer.
+ */
+export const HOOK_CHECK_TIMEOUT_MS = 20_000;
+
+const HookOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).extend({
+  policy: z.string().min(1),
+  format: z.enum(HOOK_FORMATS).default("claude-code"),
+  sessions: z.string().min(1).optional(),
+  maxInputBytes: z.string().optional(),
+});
+
+export function registerHookCommand(options: { program: Command }): void {
+  const command = options.program
+    .command("hook")
+    .description(
+      "Answer a coding agent's pre-tool hook: one PreToolUse event as JSON on stdin, the decision on stdout (exit 0)",
+    );
+  addCheckTimeoutOption({ command: addGuardOptions({ command, policy: "one" }) })
+    .option("--format <format>", "the agent's hook contract: claude-code | generic", "claude-code")
+    .option(
+      "--sessions <dir|off>",
+      "folder of the sessions' histories (default $WARDEN_HOOK_SESSIONS or hook-sessions in the state directory); off keeps none",
+    )
+    .option("--max-input-bytes <n>", MAX_INPUT_BYTES_HELP)
+    .action(async (raw: Record<string, unknown>) => {
+      const { checkTimeout: _flag, ...rest } = raw;
+      const limits = checkTimeoutFrom({ raw });
+      // Usage errors (an unknown format) stop here with exit 2, which Claude Code also treats as a refusal.
+      const {
+        policy,
+        format,
+        sessions,
+        maxInputBytes: _maxInputBytes,
+        ...service
+      } = parseWith({ schema: HookOptionsSchema, value: { ...rest, ...limits }, what: "hook options" });
+      const maxBytes = maxInputBytesFrom({ raw });
+      let answer: HookAnswer;
+      try {
+        const event = parseHookEvent({
+          value: await readJsonObjectInput({ value: "-", option: "stdin", maxBytes }),
+        });
+        const log =
+          sessions === "off" ? undefined : fileSessionLog({ dir: sessions ?? defaultSessionsDir() });
+        const decision = await decideEvent({
+          event,
+          log,
+          policy,
+          service: { ...service, checkTimeoutMs: service.checkTimeoutMs ?? HOOK_CHECK_TIMEOUT_MS },
+        });
+        answer = hookAnswer({ decision, tool: event.tool_name, format });
+      } catch (error) {
+        answer = hookFailureAnswer({ error, format });
+      }
+      process.stdout.write(`${JSON.stringify(answer)}\n`);
+      process.exitCode = 0;
+    });
+}
+
+/** One event checked with the session's history, then recorded in it. */
+async function decideEvent(o: {
+  event: HookEvent;
+  log: SessionLog | undefined;
+  policy: string;
+  service: Omit<z.output<typeof HookOptionsSchema>, "policy" | "format" | "sessions" | "maxInputBytes">;
+}): Promise<Decision> {
+  const { event, log } = o;
+  const history = historySteps({ events: log?.read({ sessionId: event.session_id }) ?? [] });
+  const guard = await openGuardService({ ...o.service, policies: [o.policy], sandboxWorkers: 1 });
+  let decision: Decision;
+  try {
+    const [loaded] = guard.listPolicies();
+    // The event comes from the agent's harness (its cwd, the real call): its facts are trusted.
+    decision = await guard.checkToolCall({
+      policy: loaded!.name,
+      call: parseWith({
+        schema: ToolCallSchema,
+        value: hookToolCall({ event, history }),
+        what: "hook event (stdin)",
+      }),
+      trust: { contextFacts: true },
+    });
+  } finally {
+    await guard.close();
+  }
+  log?.append({
+    sessionId: event.session_id,
+    event: {
+      at: new Date().toISOString(),
+      tool: event.tool_name,
+      args: event.tool_input,
+      verdict: decision.allowed ? "allow" : decision.verdict === "ask" ? "ask" : "deny",
+    },
+  });
+  return decision;
+}
