@@ -17,7 +17,7 @@ describe("benchHookColdStart (one run each)", () => {
       expect(Object.keys(result.hook)).toEqual(["bash-rm-rf-root", "read-dotenv", "read-source"]);
       expect(result.hook["bash-rm-rf-root"]!.answers).toEqual(["deny"]);
       expect(result.hook["read-dotenv"]!.answers).toEqual(["deny"]);
-      expect(result.hook["read-source"]!.answers).toEqual(["allow"]);
+      expect(result.hook["read-source"]!.answers).toEqual(["allow (deferred)"]);
       for (const f of Object.values(result.hook)) {
         expect(f.exitCodes).toEqual([0]);
         expect(f.wallMs.p50).toBeGreaterThan(0);

@@ -109,7 +109,10 @@ function figures(options: { command: string; samples: readonly Sample[] }): Hook
   const round = (n: number) => Math.round(n * 10) / 10;
   const answers = options.samples.map((s) => {
     try {
-      return String(JSON.parse(s.stdout)?.hookSpecificOutput?.permissionDecision ?? "none");
+      const answer = JSON.parse(s.stdout);
+      // An allow answers no decision by default (--on-allow defer): the agent's own settings then apply.
+      if (answer && typeof answer === "object" && Object.keys(answer).length === 0) return "allow (deferred)";
+      return String(answer?.hookSpecificOutput?.permissionDecision ?? "none");
     } catch {
       return "none";
     }

@@ -77,7 +77,17 @@ export function hookReason(options: { decision: Decision; tool: string }): strin
   return `Warden: ${decision.explanation || decision.verdict}`;
 }
 
+/**
+ * What an allow answers in Claude Code's contract. "defer" (the default) answers no decision, so the
+ * agent's own permission settings still apply: Warden refuses and holds calls, and never lets through a
+ * call the user's settings would have asked about (a PreToolUse "allow" skips Claude Code's permission
+ * prompt). "grant" answers "allow", for setups where Warden's policy is the only gate.
+ */
+export const ON_ALLOW = ["defer", "grant"] as const;
+export type OnAllow = (typeof ON_ALLOW)[number];
+
 export type HookAnswer =
+  | Record<string, never>
   | {
       hookSpecificOutput: {
         hookEventName: "PreToolUse";
@@ -88,13 +98,20 @@ export type HookAnswer =
   | { decision: "allow" | "deny" | "ask"; reason: string; rules: string[] };
 
 /** The answer in the agent's contract. A decision that is not allowed is never answered "allow". */
-export function hookAnswer(options: { decision: Decision; tool: string; format: HookFormat }): HookAnswer {
+export function hookAnswer(options: {
+  decision: Decision;
+  tool: string;
+  format: HookFormat;
+  /** Claude Code's answer to an allow (default "defer": no decision, see ON_ALLOW). */
+  onAllow?: OnAllow;
+}): HookAnswer {
   const { decision } = options;
   const verdict = decision.allowed ? "allow" : decision.verdict === "ask" ? "ask" : "deny";
   const reason = hookReason({ decision, tool: options.tool });
   if (options.format === "generic") {
     return { decision: verdict, reason, rules: [...new Set(decision.violations.map((v) => v.ruleId))] };
   }
+  if (verdict === "allow" && (options.onAllow ?? "defer") === "defer") return {};
   return {
     hookSpecificOutput: {
       hookEventName: "PreToolUse",

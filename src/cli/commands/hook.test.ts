@@ -59,8 +59,18 @@ describe("warden hook (a real process, as Claude Code runs it)", () => {
       ["Read", { file_path: join(workspace, ".env") }, "deny", "code.no-secret-files"],
       ["Read", { file_path: join(workspace, "src", "index.ts") }, "allow", "code.allow-read"],
     ] as const;
+    // By default an allow answers no decision, so Claude Code's own permission settings still apply.
+    const deferred = await hook({
+      args: ["--policy", "coding-agent"],
+      stdin: event("Read", { file_path: join(workspace, "src", "index.ts") }),
+    });
+    expect(deferred.code, deferred.stderr).toBe(0);
+    expect(JSON.parse(deferred.stdout)).toEqual({});
     for (const [tool, input, verdict, rule] of cases) {
-      const r = await hook({ args: ["--policy", "coding-agent"], stdin: event(tool, input) });
+      const r = await hook({
+        args: ["--policy", "coding-agent", "--on-allow", "grant"],
+        stdin: event(tool, input),
+      });
       expect(r.code, r.stderr).toBe(0);
       const answer = JSON.parse(r.stdout);
       expect(answer).toEqual({
@@ -147,7 +157,13 @@ describe("warden hook (a real process, as Claude Code runs it)", () => {
     const sessions = join(dir, "temporal-sessions");
     const call = async (tool: string, input: Record<string, unknown>, session: string) =>
       JSON.parse(
-        (await hook({ args: ["--policy", policy], stdin: event(tool, input, session), sessions })).stdout,
+        (
+          await hook({
+            args: ["--policy", policy, "--on-allow", "grant"],
+            stdin: event(tool, input, session),
+            sessions,
+          })
+        ).stdout,
       ).hookSpecificOutput.permissionDecision;
     expect(await call("Bash", { command: "git push" }, "clean")).toBe("allow");
     expect(await call("WebFetch", { url: "https://example.com", prompt: "read" }, "tainted")).toBe("allow");

@@ -3,7 +3,8 @@
  * Code's shape), checks the call against a policy with the session's earlier calls as its trajectory,
  * records the call in the session's history, and answers in the agent's contract on stdout, exit 0:
  * `--format claude-code` (default) `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
- * "permissionDecision": "allow"|"deny"|"ask", "permissionDecisionReason": "…"}}`, `--format generic`
+ * "permissionDecision": "deny"|"ask"|"allow", "permissionDecisionReason": "…"}}` — an allow answers `{}`
+ * (no decision) unless `--on-allow grant`, see ON_ALLOW in ../hook-event.ts — `--format generic`
  * `{"decision", "reason", "rules"}`. The mapping lives in ../hook-event.ts; the check is the guard
  * service's `checkToolCall`, the one every face uses for a tool call.
  *
@@ -29,6 +30,7 @@ import {
   hookAnswer,
   hookFailureAnswer,
   hookToolCall,
+  ON_ALLOW,
   parseHookEvent,
 } from "../hook-event.js";
 import { MAX_INPUT_BYTES_HELP, maxInputBytesFrom, readJsonObjectInput } from "../read-input.js";
@@ -42,6 +44,7 @@ export const HOOK_CHECK_TIMEOUT_MS = 20_000;
 const HookOptionsSchema = GuardServiceOptionsSchema.omit({ policies: true }).extend({
   policy: z.string().min(1),
   format: z.enum(HOOK_FORMATS).default("claude-code"),
+  onAllow: z.enum(ON_ALLOW).default("defer"),
   sessions: z.string().min(1).optional(),
   maxInputBytes: z.string().optional(),
 });
@@ -55,6 +58,11 @@ export function registerHookCommand(options: { program: Command }): void {
   addCheckTimeoutOption({ command: addGuardOptions({ command, policy: "one" }) })
     .option("--format <format>", "the agent's hook contract: claude-code | generic", "claude-code")
     .option(
+      "--on-allow <defer|grant>",
+      "claude-code: what an allowed call answers — defer (no decision: the agent's own permission settings still apply) or grant (permissionDecision allow, skipping them)",
+      "defer",
+    )
+    .option(
       "--sessions <dir|off>",
       "folder of the sessions' histories (default $WARDEN_HOOK_SESSIONS or hook-sessions in the state directory); off keeps none",
     )
@@ -66,6 +74,7 @@ export function registerHookCommand(options: { program: Command }): void {
       const {
         policy,
         format,
+        onAllow,
         sessions,
         maxInputBytes: _maxInputBytes,
         ...service
@@ -84,7 +93,7 @@ export function registerHookCommand(options: { program: Command }): void {
           policy,
           service: { ...service, checkTimeoutMs: service.checkTimeoutMs ?? HOOK_CHECK_TIMEOUT_MS },
         });
-        answer = hookAnswer({ decision, tool: event.tool_name, format });
+        answer = hookAnswer({ decision, tool: event.tool_name, format, onAllow });
       } catch (error) {
         answer = hookFailureAnswer({ error, format });
       }
@@ -98,7 +107,10 @@ async function decideEvent(o: {
   event: HookEvent;
   log: SessionLog | undefined;
   policy: string;
-  service: Omit<z.output<typeof HookOptionsSchema>, "policy" | "format" | "sessions" | "maxInputBytes">;
+  service: Omit<
+    z.output<typeof HookOptionsSchema>,
+    "policy" | "format" | "onAllow" | "sessions" | "maxInputBytes"
+  >;
 }): Promise<Decision> {
   const { event, log } = o;
   const history = historySteps({ events: log?.read({ sessionId: event.session_id }) ?? [] });
