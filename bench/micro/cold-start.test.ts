@@ -25,7 +25,12 @@ describe("benchColdStart (one run each)", () => {
       }
       expect(result.ratio.installed).toBeCloseTo(result.installed.wallMs.p50 / result.floor.wallMs.p50, 1);
       expect(result.goals).toMatchObject({ ratioMax: GOAL_RATIO, peakRssMbMax: GOAL_PEAK_RSS_MB });
-      if (result.rssMethod !== "unavailable") expect(result.installed.peakRssMb?.max).toBeGreaterThan(0);
+      if (result.rssMethod !== "unavailable") {
+        expect(result.installed.peakRssMb?.max).toBeGreaterThan(0);
+        // GNU time's CPU time comes with its RSS, beside the wall time (informational).
+        expect(result.installed.cpuMs?.p50).toBeGreaterThan(0);
+        expect(result.cpuRatio?.installed).toBeGreaterThan(0);
+      }
       expect(["dist", "source"]).toContain(result.checkoutEntry);
     },
   );

@@ -8,8 +8,11 @@
  *   walks src/ first to see that it is fresh).
  * The check is a compiled policy (the bundled mcp-tools policy) on one tool call of the demo records.
  * Wall time is measured by this process around each child (spawn to exit); peak RSS is the child's
- * maximum resident set as GNU time (`/usr/bin/time -f %M`) reports it, when that program exists (the
- * floor runs under it too, so its cost is in both); without it RSS is reported as unavailable.
+ * maximum resident set as GNU time (`/usr/bin/time -f "%U %S %M"`) reports it, when that program exists
+ * (the floor runs under it too, so its cost is in both); without it RSS is reported as unavailable.
+ * GNU time's user + system CPU time is reported beside the wall time (`cpuMs`, `cpuRatio`): on a busy
+ * machine a child waits for a core, which inflates its wall time but not its CPU time, so the CPU ratio
+ * tells a slow start from a busy machine. The goal is on wall time only.
  * Goal: median wall ≤ 2.5× the floor's and peak RSS ≤ 80 MB.
  *
  * Run standalone: `npx tsx bench/micro/cold-start.ts [runs]` prints JSON. It needs the build
@@ -44,6 +47,8 @@ export interface ColdStartFigures {
   wallMs: { p50: number; p90: number; min: number };
   /** Peak resident set in MB (median and largest over the runs); absent when it cannot be read. */
   peakRssMb?: { p50: number; max: number };
+  /** User + system CPU time of each start in ms (median, fastest); absent when it cannot be read. */
+  cpuMs?: { p50: number; min: number };
   /** Exit codes seen (a check that allows exits 0). */
   exitCodes: number[];
 }
@@ -61,6 +66,8 @@ export interface BenchColdStartResult {
   checkoutEntry: string;
   /** Median wall time over the floor's median. */
   ratio: { installed: number; checkout: number };
+  /** Median CPU time over the floor's median (informational; absent without GNU time). */
+  cpuRatio?: { installed: number; checkout: number };
   goals: {
     ratioMax: number;
     peakRssMbMax: number;
@@ -73,6 +80,7 @@ export interface BenchColdStartResult {
 interface Sample {
   ms: number;
   rssKb?: number;
+  cpuMs?: number;
   code: number;
 }
 
@@ -83,7 +91,7 @@ function quantile(sorted: readonly number[], q: number): number {
 /** One start of `args` (under GNU time when `timed`), its wall time from spawn to exit and peak RSS. */
 function startOnce(options: { args: readonly string[]; cwd: string; timed: boolean }): Promise<Sample> {
   const [program, args] = options.timed
-    ? [TIME_PROGRAM, ["-f", "%M", process.execPath, ...options.args]]
+    ? [TIME_PROGRAM, ["-f", "%U %S %M", process.execPath, ...options.args]]
     : [process.execPath, [...options.args]];
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -93,10 +101,17 @@ function startOnce(options: { args: readonly string[]; cwd: string; timed: boole
     child.on("error", reject);
     child.on("close", (code) => {
       const ms = performance.now() - started;
-      // GNU time writes the figure as the last line (after any "exited with non-zero status" note).
+      // GNU time writes its figures as the last line (after any "exited with non-zero status" note):
+      // user and system seconds, then the peak resident set in KB.
       const last = stderr.trim().split("\n").at(-1) ?? "";
-      const rssKb = options.timed && /^\d+$/.test(last) ? Number(last) : undefined;
-      resolve({ ms, code: code ?? -1, ...(rssKb !== undefined ? { rssKb } : {}) });
+      const figures = options.timed ? /^(\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (\d+)$/.exec(last) : null;
+      resolve({
+        ms,
+        code: code ?? -1,
+        ...(figures
+          ? { rssKb: Number(figures[3]), cpuMs: (Number(figures[1]) + Number(figures[2])) * 1000 }
+          : {}),
+      });
     });
   });
 }
@@ -105,12 +120,17 @@ function figures(options: { command: string; samples: readonly Sample[] }): Cold
   const wall = options.samples.map((s) => s.ms).sort((a, b) => a - b);
   const rss = options.samples.flatMap((s) => (s.rssKb !== undefined ? [s.rssKb / 1024] : []));
   rss.sort((a, b) => a - b);
+  const cpu = options.samples.flatMap((s) => (s.cpuMs !== undefined ? [s.cpuMs] : []));
+  cpu.sort((a, b) => a - b);
   const round = (n: number) => Math.round(n * 10) / 10;
   return {
     command: options.command,
     wallMs: { p50: round(quantile(wall, 0.5)), p90: round(quantile(wall, 0.9)), min: round(wall[0]!) },
     ...(rss.length === options.samples.length && rss.length > 0
       ? { peakRssMb: { p50: round(quantile(rss, 0.5)), max: round(rss.at(-1)!) } }
+      : {}),
+    ...(cpu.length === options.samples.length && cpu.length > 0
+      ? { cpuMs: { p50: round(quantile(cpu, 0.5)), min: round(cpu[0]!) } }
       : {}),
     exitCodes: [...new Set(options.samples.map((s) => s.code))].sort(),
   };
@@ -164,6 +184,9 @@ export async function benchColdStart(options: BenchColdStartOptions = {}): Promi
     const installed = figures({ command: show(commands.installed), samples: samples.installed });
     const checkout = figures({ command: show(commands.checkout), samples: samples.checkout });
     const ratio = (f: ColdStartFigures) => Math.round((f.wallMs.p50 / floor.wallMs.p50) * 100) / 100;
+    const cpuRatio = (f: ColdStartFigures) =>
+      f.cpuMs && floor.cpuMs ? Math.round((f.cpuMs.p50 / floor.cpuMs.p50) * 100) / 100 : undefined;
+    const cpuRatios = { installed: cpuRatio(installed), checkout: cpuRatio(checkout) };
     const met = (f: ColdStartFigures) =>
       ratio(f) <= GOAL_RATIO && f.peakRssMb !== undefined && f.peakRssMb.max <= GOAL_PEAK_RSS_MB;
     return {
@@ -176,6 +199,9 @@ export async function benchColdStart(options: BenchColdStartOptions = {}): Promi
       checkout,
       checkoutEntry,
       ratio: { installed: ratio(installed), checkout: ratio(checkout) },
+      ...(cpuRatios.installed !== undefined && cpuRatios.checkout !== undefined
+        ? { cpuRatio: { installed: cpuRatios.installed, checkout: cpuRatios.checkout } }
+        : {}),
       goals: {
         ratioMax: GOAL_RATIO,
         peakRssMbMax: GOAL_PEAK_RSS_MB,

@@ -75,4 +75,27 @@ describe("validatePolicyRegex", () => {
     expect(validatePolicyRegex({ pattern: "(a)\\1" })).toMatch(/backreferences/);
     expect(validatePolicyRegex({ pattern: "a".repeat(5_000) })).toMatch(/longer than/);
   });
+
+  it("rejects exactly the patterns safeRegex cannot compile, with the same reason", () => {
+    // Validation only parses (the matcher is built on first use); the parse is where re2js refuses.
+    const patterns = ["b", "(", ")", "[", "[z-a]", "a**", "*", "a{2,1}", "a{1001}", "(a{999}){999}", "\\C"];
+    patterns.push("\\pX", "\\p{Greek}", "[[:alpha:]]", "[[:foo:]]", "(?P<n>a)(?P<n>b)", "\\x{110000}", "[]");
+    patterns.push("(?i)A", "(?U)a*", "a|", "(?:", "\\", "\\8", "\\Z", "\\u{1F600}+", "[\\d-z]", "(?=a)");
+    for (const pattern of patterns) {
+      for (const caseSensitive of [false, true]) {
+        const validated = validatePolicyRegex({ pattern, caseSensitive });
+        let compiled: string | undefined;
+        try {
+          safeRegex({ pattern, caseSensitive });
+        } catch (error) {
+          compiled = (error as Error).message;
+        }
+        expect({ pattern, caseSensitive, validated }).toEqual({
+          pattern,
+          caseSensitive,
+          validated: compiled,
+        });
+      }
+    }
+  });
 });

@@ -9,7 +9,7 @@
  * meaning: `\uXXXX` / `\u{X}` escapes, `\s` / `\S` (Unicode white space, not RE2's ASCII set) and `.` (no
  * line terminator: \n, \r, U+2028, U+2029). `\S` inside a character class keeps RE2's ASCII meaning.
  */
-import { RE2JS } from "re2js";
+import { RE2JS, RE2Set } from "re2js";
 
 /** A compiled policy regex: `test` is true when the pattern matches somewhere in the text. */
 export interface SafeRegex {
@@ -76,22 +76,43 @@ function unsupportedFeature(pattern: string): string | undefined {
   return undefined;
 }
 
+/** re2js's refusal as a SyntaxError in the policy author's words. */
+function refusal(pattern: string, error: unknown): SyntaxError {
+  // re2js quotes the offending fragment, with the case flag it added in front.
+  const message = (error instanceof Error ? error.message : String(error))
+    .replace(/^error parsing regexp: /, "")
+    .replace("`(?i)", "`");
+  return new SyntaxError(unsupportedFeature(pattern) ?? message);
+}
+
 function compile(pattern: string, caseSensitive: boolean, re2Syntax: boolean): SafeRegex {
   try {
     const source = re2Syntax ? pattern : toRe2Syntax(pattern);
     const re = RE2JS.compile(source, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
     return { source: pattern, test: (text) => re.test(text) };
   } catch (error) {
-    // re2js quotes the offending fragment, with the case flag it added in front.
-    const message = (error instanceof Error ? error.message : String(error))
-      .replace(/^error parsing regexp: /, "")
-      .replace("`(?i)", "`");
-    const why = unsupportedFeature(pattern) ?? message;
-    throw new SyntaxError(why);
+    throw refusal(pattern, error);
+  }
+}
+
+/**
+ * Parses the pattern exactly as `compile` does — the same flags, the same parser, which is where re2js
+ * rejects a pattern — without building the matcher (program, prefilter, one-pass automaton). A policy is
+ * validated at every load but most of its regexes never run in a one-shot check (`warden check`, a
+ * hook), so the matcher is built on first use instead. An RE2Set's `add` is re2js's public entry to
+ * that parse (`RE2JS.compile` prefixes the same `(?i)` and passes the same parser flags).
+ */
+function parse(pattern: string, caseSensitive: boolean): void {
+  try {
+    new RE2Set(RE2Set.UNANCHORED, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE).add(toRe2Syntax(pattern));
+  } catch (error) {
+    throw refusal(pattern, error);
   }
 }
 
 const cache = new Map<string, SafeRegex>();
+/** Patterns (with their case flag) that parsed; a policy validates each regex more than once. */
+const parsed = new Set<string>();
 
 export interface SafeRegexOptions {
   pattern: string;
@@ -126,8 +147,13 @@ export function validatePolicyRegex(options: {
   if (options.pattern.length > MAX_PATTERN_LENGTH) {
     return `the pattern is longer than ${MAX_PATTERN_LENGTH} characters`;
   }
+  const caseSensitive = options.caseSensitive === true;
+  const key = `${caseSensitive ? "s" : "i"}j:${options.pattern}`;
+  if (parsed.has(key) || cache.has(key)) return undefined;
   try {
-    safeRegex(options);
+    parse(options.pattern, caseSensitive);
+    if (parsed.size >= MAX_CACHED) parsed.delete(parsed.values().next().value as string);
+    parsed.add(key);
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

@@ -4,12 +4,12 @@
  * everything that determines it (model id, purpose, system, messages, schema); the prompt itself is not
  * stored, so a cassette holds answers but no agent data beyond what the model wrote.
  */
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
+import { lazyModule } from "../core/lazy-module.js";
 import type { ModelMessage } from "./model.js";
 
 export const CASSETTE_MODES = ["record", "replay", "auto"] as const;
@@ -58,6 +58,9 @@ export interface Cassette {
   size(): number;
 }
 
+/** Loaded with the first key: `warden check` imports the cassette modes but hashes nothing. */
+const crypto = lazyModule<typeof import("node:crypto")>({ specifier: "node:crypto" });
+
 /** Canonical JSON: object keys sorted, so the hash does not depend on property order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -85,12 +88,12 @@ export function cassetteKey(options: {
     options.messages.map((m) => ({ role: m.role, content: m.content })),
     options.schema ?? null,
   ]);
-  return createHash("sha256").update(material).digest("hex").slice(0, 32);
+  return crypto().createHash("sha256").update(material).digest("hex").slice(0, 32);
 }
 
 export function embedCassetteKey(options: { modelId: string; values: readonly string[] }): string {
   const material = canonical(["embed/v1", options.modelId, options.values]);
-  return createHash("sha256").update(material).digest("hex").slice(0, 32);
+  return crypto().createHash("sha256").update(material).digest("hex").slice(0, 32);
 }
 
 function loadEntries(path: string): Map<string, CassetteEntry> {

@@ -6,11 +6,11 @@
  * the decision (with the program that reached it) is looked up among the recent checks, never taken from
  * the caller, so feedback cannot plant code the guard did not write.
  */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Caller } from "../core/caller.js";
 import type { Decision } from "../core/decision.js";
 import { toWardenError, WardenError } from "../core/errors.js";
+import { lazyModule } from "../core/lazy-module.js";
 import type { Subject } from "../core/subject.js";
 import { parseWith } from "../core/validate.js";
 
@@ -46,12 +46,16 @@ const FeedbackSchema = z.object({
   caller: z.object({ name: z.string(), scopes: z.array(z.string()) }).passthrough(),
 });
 
+/** Hashes a check only when feedback is on: `warden check` (no feedback sink) never loads node:crypto. */
+const crypto = lazyModule<typeof import("node:crypto")>({ specifier: "node:crypto" });
+
 /** Checks kept for feedback; the oldest go first. */
 const RECENT_CHECKS = 1024;
 
 function checkKey(options: { policy: string; subject: Subject }): string {
   const { policy, subject } = options;
-  return createHash("sha256")
+  return crypto()
+    .createHash("sha256")
     .update(JSON.stringify([policy, subject.input, subject.output]))
     .digest("hex");
 }

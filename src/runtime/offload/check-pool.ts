@@ -15,7 +15,6 @@
  * A policy crosses to a worker once per content (a digest names it); the worker keeps it, so the
  * compiled engine's per-policy cache compiles it once per worker.
  */
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -108,6 +107,8 @@ function defaultWorkerUrl(): URL {
 
 /** Loaded when the first worker starts: a check of a small subject (`warden check`) never needs it. */
 const workerThreads = lazyModule<typeof import("node:worker_threads")>({ specifier: "node:worker_threads" });
+/** Loaded with the first offloaded check (its policy digest): a small subject never needs it. */
+const crypto = lazyModule<typeof import("node:crypto")>({ specifier: "node:crypto" });
 
 const digests = new WeakMap<Policy, string>();
 
@@ -115,7 +116,7 @@ const digests = new WeakMap<Policy, string>();
 function digestOf(policy: Policy): string {
   let digest = digests.get(policy);
   if (!digest) {
-    digest = createHash("sha256").update(JSON.stringify(policy)).digest("hex");
+    digest = crypto().createHash("sha256").update(JSON.stringify(policy)).digest("hex");
     digests.set(policy, digest);
   }
   return digest;
