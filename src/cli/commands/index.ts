@@ -38,21 +38,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
  * build at import) load; long-running commands (serve, mcp) keep the JIT.
  */
 function oneShotValidation(): void {
-  z.config({ jitless: true, memoizer: NO_MEMOIZER });
+  z.config({ jitless: true });
 }
-
-/**
- * zod's default memoizer lets a schema parse input that refers to itself (a reference cycle): every
- * object, array and record schema gets a wrapper at construction and walks its whole subtree on its
- * first parse to learn whether it can recurse. The one-shot command's input cannot hold a cycle — JSON
- * (the subject, the trajectory, the context) has none, and a policy document is measured before it is
- * parsed, so a cycle fails its depth limit (MAX_DOCUMENT_DEPTH) — so it parses without one.
- */
-const NO_MEMOIZER: z.core.$ZodMemoizer = {
-  attach: () => undefined,
-  guard: () => undefined,
-  alloc: (_inst, _payload, empty) => empty,
-};
 
 /** `warden policy build|import|train`. */
 async function registerPolicyCommands(options: { program: Command }): Promise<void> {
