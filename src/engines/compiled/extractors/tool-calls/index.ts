@@ -2,7 +2,7 @@
 export { type EmbeddedJson, type EmbeddedJsonScan, scanEmbeddedJson } from "./embedded-json.js";
 export { extractToolCalls } from "./extract-tool-calls.js";
 export { matchToolRule, type ToolRuleMatch } from "./match-tool-rule.js";
-export { matchesToolGlob, toolGlobSpecificity, toolGlobToRegExp } from "./tool-glob.js";
+export { matchesToolGlob, toolGlobSpecificity } from "./tool-glob.js";
 export {
   type Confidence,
   TOOL_CALL_FORMATS,

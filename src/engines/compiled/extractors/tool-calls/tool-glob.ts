@@ -1,74 +1,44 @@
 /**
  * Tool-name patterns of tool rules: an exact name or a glob where `*` stands for any run of characters
- * (dots and slashes included, so `github.*` covers `github.repos.delete`) and `?` for one character.
- * Names compare without case, as the policy's vocabulary does.
+ * (dots and slashes included, so `github.*` covers `github.repos.delete`) and `?` for one character (one
+ * code point). Names compare without case, as the policy's vocabulary does: two characters are the same
+ * when they are equal or either case mapping makes them so — which relates each ASCII letter to its other
+ * case only, and non-ASCII letters as Unicode's case mappings do (the Kelvin sign to k, the long s to s).
  *
- * The glob is matched as a linear-time RE2 regex. When the pattern and the name are both ASCII — tool
- * names nearly always are — the same answer is computed without building the regex: RE2's case folding
- * (simple case folding, `(?i)`) relates an ASCII letter only to its other case and to non-ASCII letters
- * (K to the Kelvin sign, s to the long s), which an ASCII name does not contain, and `?` (one code point)
- * is one character there. So a check whose tool rules are globs does not build regex matchers at all.
+ * The match is a glob walk that goes back only to the last `*` seen: at most pattern × name steps,
+ * however many stars a pattern has (a name comes from the agent; `*a*a*a*b` must not backtrack
+ * exponentially). It builds nothing, so a check whose tool rules are globs compiles no matcher.
  */
-import { escapeRegex, type SafeRegex, safeRegex } from "../../../../core/safe-regex.js";
 
-/** A glob's regex and its answers so far: the same few tool names are checked against it on every call. */
-interface TranslatedGlob {
-  re: SafeRegex;
-  answers: Map<string, boolean>;
-}
-
-/** Globs translated so far: a policy's few patterns are matched on every check, so each is built once. */
-const translated = new Map<string, TranslatedGlob>();
-/** Patterns come from loaded policies, names from agents: the bounds only keep either from growing. */
-const MAX_TRANSLATED = 1024;
-const MAX_ANSWERS_PER_GLOB = 256;
-
-function translate(options: { pattern: string }): TranslatedGlob {
-  const { pattern } = options;
-  let glob = translated.get(pattern);
-  if (!glob) {
-    const body = pattern
-      .split("")
-      .map((ch) => (ch === "*" ? "(?s:.*)" : ch === "?" ? "(?s:.)" : escapeRegex({ text: ch })))
-      .join("");
-    glob = { re: safeRegex({ pattern: `^${body}$`, re2Syntax: true }), answers: new Map() };
-    if (translated.size >= MAX_TRANSLATED) translated.delete(translated.keys().next().value as string);
-    translated.set(pattern, glob);
-  }
-  return glob;
-}
-
-/** The glob as a linear-time regex (tool names come from the agent; a glob like `*a*a*a*` must not backtrack). */
-export function toolGlobToRegExp(options: { pattern: string }): SafeRegex {
-  return translate(options).re;
-}
-
-/** Only ASCII code points (\u0000-\u007f). */
-const ASCII = /^[\u0000-\u007f]*$/;
-
-/** `a` and `b` (ASCII code units) are the same letter in either case, or the same character. */
-function sameAsciiIgnoringCase(a: number, b: number): boolean {
+/** Whether two characters (code points as strings) are the same, case ignored. */
+function sameIgnoringCase(a: string, b: string): boolean {
   if (a === b) return true;
-  const lower = a | 0x20;
-  return lower === (b | 0x20) && lower >= 0x61 && lower <= 0x7a;
+  if (a.length === 1 && b.length === 1 && a.charCodeAt(0) < 0x80 && b.charCodeAt(0) < 0x80) {
+    const lower = a.charCodeAt(0) | 0x20;
+    return lower === (b.charCodeAt(0) | 0x20) && lower >= 0x61 && lower <= 0x7a;
+  }
+  return a.toLowerCase() === b.toLowerCase() || a.toUpperCase() === b.toUpperCase();
 }
 
-/**
- * Whether the ASCII glob matches the whole ASCII name, case ignored: `*` any run, `?` one character.
- * Greedy, going back only to the last `*` seen: at most pattern length x name length steps.
- */
-function matchesAsciiGlob(pattern: string, name: string): boolean {
+/** The code points of a text: `?` stands for one, whatever its UTF-16 length. */
+function codePoints(text: string): string[] {
+  return /[\ud800-\udfff]/.test(text) ? Array.from(text) : text.split("");
+}
+
+export function matchesToolGlob(options: { pattern: string; name: string }): boolean {
+  const pattern = codePoints(options.pattern);
+  const name = codePoints(options.name);
   let p = 0;
   let n = 0;
   let star = -1;
   let resume = 0;
   while (n < name.length) {
-    const ch = p < pattern.length ? pattern.charCodeAt(p) : -1;
-    if (ch === 0x2a /* * */) {
+    const ch = p < pattern.length ? pattern[p] : undefined;
+    if (ch === "*") {
       star = p;
       resume = n;
       p += 1;
-    } else if (ch !== -1 && (ch === 0x3f /* ? */ || sameAsciiIgnoringCase(ch, name.charCodeAt(n)))) {
+    } else if (ch !== undefined && (ch === "?" || sameIgnoringCase(ch, name[n]!))) {
       p += 1;
       n += 1;
     } else if (star !== -1) {
@@ -79,21 +49,8 @@ function matchesAsciiGlob(pattern: string, name: string): boolean {
       return false;
     }
   }
-  while (p < pattern.length && pattern.charCodeAt(p) === 0x2a) p += 1;
+  while (p < pattern.length && pattern[p] === "*") p += 1;
   return p === pattern.length;
-}
-
-export function matchesToolGlob(options: { pattern: string; name: string }): boolean {
-  const { pattern, name } = options;
-  if (ASCII.test(pattern) && ASCII.test(name)) return matchesAsciiGlob(pattern, name);
-  const { re, answers } = translate(options);
-  let answer = answers.get(name);
-  if (answer === undefined) {
-    answer = re.test(name);
-    if (answers.size >= MAX_ANSWERS_PER_GLOB) answers.clear();
-    answers.set(options.name, answer);
-  }
-  return answer;
 }
 
 /**
