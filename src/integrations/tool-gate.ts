@@ -95,6 +95,8 @@ function isDecision(value: unknown): value is Decision {
     d !== null &&
     typeof d.allowed === "boolean" &&
     (d.verdict === "allow" || d.verdict === "deny" || d.verdict === "ask") &&
+    // An answer that contradicts itself (allowed, yet "ask") is not one to act on.
+    d.allowed === (d.verdict === "allow") &&
     Array.isArray(d.violations) &&
     typeof d.explanation === "string"
   );
