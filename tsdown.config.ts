@@ -27,6 +27,8 @@ export default defineConfig([
       "server/index": "src/server/index.ts",
       "mcp/index": "src/mcp/index.ts",
       "testing/index": "src/testing/index.ts",
+      "integrations/openai-agents/index": "src/integrations/openai-agents/index.ts",
+      "integrations/langchain/index": "src/integrations/langchain/index.ts",
       // The sandbox starts its workers from this file, found beside the bundled module.
       "sandbox/quickjs-worker": "src/sandbox/quickjs-worker.ts",
       // The check pool starts its workers from this file, found under runtime/offload/ of the bundle.
