@@ -3,8 +3,9 @@
  * when it can decide, the model pipeline when a model is given and it cannot), that answers Decisions.
  *
  *   const guard = await createGuard({ policy: "mcp-tools" });
- *   const decision = await guard.check({ input: "Clean up old repos", output: JSON.stringify(toolCall) });
+ *   const decision = await guard.checkToolCall({ name: "github.delete_repository", arguments: { repo: "x" } });
  *   if (!decision.allowed) ...
+ *   const answer = await guard.check({ input: "Clean up old repos", output: finalAnswer });
  *
  * By default the guard takes the facts about what the agent did (`context.resources`, `code`,
  * `toolCall(s)`, `toolSchemas`, `cwd`) from the agent output, and only compares what the context claims
@@ -16,6 +17,7 @@ import { CALLER_SCOPES, type Caller } from "./core/caller.js";
 import type { Decision } from "./core/decision.js";
 import type { Policy } from "./core/policy.js";
 import { type SubjectInput, SubjectSchema } from "./core/subject.js";
+import { type ToolCallInput, ToolCallSchema } from "./core/tool-call.js";
 import { parseWith } from "./core/validate.js";
 import type { FeedbackResult } from "./runtime/check-feedback.js";
 import type { EngineName } from "./runtime/create-engine.js";
@@ -48,6 +50,13 @@ export interface Guard {
   readonly policy: Policy;
   check(subject: SubjectInput): Promise<Decision>;
   /**
+   * One tool call about to run: `{ name, arguments, history?, input?, context? }`. The name may be the
+   * provider's (`email_send` for the policy's `email.send`, see core/tool-names.ts); the history is the
+   * run so far (earlier calls with their results), which temporal rules and the shield see. The call
+   * itself is the check's own fact; other context facts are taken as `trustContextFacts` says.
+   */
+  checkToolCall(call: ToolCallInput): Promise<Decision>;
+  /**
    * The right label for a subject this guard checked: with `learn: "correct-only"` the case is stored
    * as a demonstration when the guard's (model-decided) decision agrees. An explicit call is trusted.
    */
@@ -75,6 +84,12 @@ export async function createGuard(options: GuardOptions): Promise<Guard> {
   return {
     policy: service.getPolicy({ name }),
     check: async (subject) => service.check({ policy: name, subject: subjectOf(subject), trust }),
+    checkToolCall: async (call) =>
+      service.checkToolCall({
+        policy: name,
+        call: parseWith({ schema: ToolCallSchema, value: call, what: "tool call", path: "call" }),
+        trust,
+      }),
     feedback: async ({ subject, label }) =>
       service.feedback({ policy: name, subject: subjectOf(subject), label, caller: LIBRARY_CALLER }),
     close: () => service.close(),

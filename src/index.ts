@@ -8,6 +8,8 @@
 import "./engines/compiled/extractors/eager-extractors.js";
 
 export * from "./core/index.js";
+export { type ToolCall, type ToolCallInput, ToolCallSchema, toolCallSubject } from "./core/tool-call.js";
+export { providerToolName, type ResolvedToolName, resolveToolName } from "./core/tool-names.js";
 export { createAutoEngine } from "./engines/auto-engine.js";
 export {
   createModelGuardEngine,

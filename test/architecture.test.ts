@@ -28,7 +28,7 @@ const LOWER = [
   "util",
 ];
 /** The faces and the benchmark harness: they sit on top. */
-const UPPER = ["bench", "cli", "server", "mcp", "demo"];
+const UPPER = ["bench", "cli", "server", "mcp", "demo", "integrations"];
 
 function productionFiles(dir: string): string[] {
   const out: string[] = [];

@@ -49,6 +49,16 @@ export const VocabularySchema = z
       .optional(),
     /** Tools or actions the agent can invoke. */
     actions: z.array(name).optional(),
+    /**
+     * Names a provider or framework calls a tool by → the name the policy knows it by (`{ "send_mail":
+     * "email.send" }`); see core/tool-names.ts for how a name is resolved without one.
+     */
+    toolAliases: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_-]+$/, "a provider's function name: letters, digits, _ and -"),
+        name,
+      )
+      .optional(),
   })
   .strict();
 export type Vocabulary = z.output<typeof VocabularySchema>;

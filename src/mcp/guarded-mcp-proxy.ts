@@ -76,6 +76,7 @@ import { z } from "zod";
 import type { Decision, Verdict } from "../core/decision.js";
 import type { Policy } from "../core/policy.js";
 import type { Step } from "../core/subject.js";
+import { toolCallSubject } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import { checkWithin } from "../runtime/check-within.js";
@@ -86,7 +87,6 @@ import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
 import { interceptTransport } from "./intercept-transport.js";
 import { toMcpError } from "./mcp-errors.js";
 import { realPathArgs } from "./real-path-args.js";
-import { toolCallSubject } from "./tool-call-subject.js";
 
 /** An upstream server to start as a child process and talk to over stdio. */
 export interface StdioUpstream {

@@ -11,6 +11,8 @@
  * - `toMcpError` / `MCP_ERROR_CODE_BY_WARDEN_CODE`: how Warden errors become MCP errors.
  * Build a `service` with `openGuardService` (from configuration) or `createGuardService`.
  */
+
+export { toolCallSubject } from "../core/tool-call.js";
 export { createGuardService, type GuardService } from "../runtime/guard-service.js";
 export { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
 export { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
@@ -23,7 +25,6 @@ export {
   type StdioUpstream,
 } from "./guarded-mcp-proxy.js";
 export { MCP_ERROR_CODE_BY_WARDEN_CODE, toMcpError } from "./mcp-errors.js";
-export { toolCallSubject } from "./tool-call-subject.js";
 export {
   createWardenMcpServer,
   WARDEN_TOOLS,

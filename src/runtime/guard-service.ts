@@ -7,10 +7,12 @@
  */
 import { z } from "zod";
 import { type Caller, type CheckTrust, trustOf } from "../core/caller.js";
-import type { Decision } from "../core/decision.js";
+import { type Decision, failureDecision } from "../core/decision.js";
 import { toWardenError, WardenError } from "../core/errors.js";
-import { isCompiled, type Policy } from "../core/policy.js";
+import { isCompiled, type Policy, policyRef } from "../core/policy.js";
 import type { Subject } from "../core/subject.js";
+import { type ToolCall, toolCallSubject } from "../core/tool-call.js";
+import { resolveToolName } from "../core/tool-names.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import type { ModelClient } from "../llm/model.js";
@@ -44,6 +46,24 @@ export interface PolicySummary {
   rules: { access: number; attribute: number; tool: number; temporal: number; total: number };
 }
 
+/** One check's options (GuardService.check). */
+export interface CheckOptions {
+  policy: string;
+  subject: Subject;
+  engine?: EngineName;
+  signal?: AbortSignal;
+  /** How the caller says it gave up, instead of `signal` (see Cancellation in ./check-within.ts). */
+  cancellation?: Cancellation;
+  /**
+   * What the check takes on trust (default: nothing — context facts are compared with the agent
+   * output, not taken; see engines/compiled/context-facts.ts). Faces derive it from the caller
+   * (`trustOf`), or state it where they built the facts themselves (the MCP proxy).
+   */
+  trust?: CheckTrust;
+  /** Who asks (the HTTP service's API key); absent for in-process callers. */
+  caller?: Caller;
+}
+
 export interface GuardService {
   readonly defaultEngine: EngineName;
   listPolicies(): PolicySummary[];
@@ -55,22 +75,12 @@ export interface GuardService {
    * One decision; a deny is a returned Decision, errors (unknown policy, engine without model) throw. A
    * check past the time limit is a fail-closed deny with failure code CHECK_TIMEOUT.
    */
-  check(options: {
-    policy: string;
-    subject: Subject;
-    engine?: EngineName;
-    signal?: AbortSignal;
-    /** How the caller says it gave up, instead of `signal` (see Cancellation in ./check-within.ts). */
-    cancellation?: Cancellation;
-    /**
-     * What the check takes on trust (default: nothing — context facts are compared with the agent
-     * output, not taken; see engines/compiled/context-facts.ts). Faces derive it from the caller
-     * (`trustOf`), or state it where they built the facts themselves (the MCP proxy).
-     */
-    trust?: CheckTrust;
-    /** Who asks (the HTTP service's API key); absent for in-process callers. */
-    caller?: Caller;
-  }): Promise<Decision>;
+  check(options: CheckOptions): Promise<Decision>;
+  /**
+   * One tool call about to run (core/tool-call.ts): its name resolved to the policy's (core/tool-names.ts),
+   * then checked as `check` does. A name that two of the policy's tools map to is a fail-closed deny.
+   */
+  checkToolCall(options: Omit<CheckOptions, "subject"> & { call: ToolCall }): Promise<Decision>;
   /**
    * A label for a check this guard decided, from a caller with scope "memory:write": the case is stored
    * as a demonstration when learning is "correct-only" and the guard's decision agrees with the label.
@@ -145,7 +155,7 @@ export function createGuardService(options: {
     return policy;
   };
 
-  return {
+  const service: GuardService = {
     defaultEngine: engines.defaultEngine,
     listPolicies: () => [...policies.values()].map((policy) => summarizePolicyRules({ policy })),
     getPolicy,
@@ -188,6 +198,31 @@ export function createGuardService(options: {
         throw error;
       }
     },
+    async checkToolCall({ call, ...rest }) {
+      const policy = getPolicy({ name: rest.policy });
+      const resolved = resolveToolName({ policy, name: call.name });
+      if ("ambiguous" in resolved) {
+        // Which rules govern the call cannot be known: never an allow, whatever fail mode is configured.
+        const decision = failureDecision({
+          engine: rest.engine ?? engines.defaultEngine,
+          policy: policyRef(policy),
+          code: "INVALID_INPUT",
+          message: `tool "${call.name}" could be any of ${resolved.ambiguous.map((n) => `"${n}"`).join(", ")} in policy ${policy.name}; name it exactly or add a toolAliases entry`,
+          mode: "closed",
+        });
+        stats.recordDecision({ policy: rest.policy, decision, ms: 0 });
+        return decision;
+      }
+      const subject = toolCallSubject({
+        tool: resolved.name,
+        args: call.arguments,
+        ...(call.input !== undefined ? { task: call.input } : {}),
+        ...(call.context ? { context: call.context } : {}),
+        ...(call.history ? { history: call.history } : {}),
+        ...(call.id !== undefined ? { id: call.id } : {}),
+      });
+      return service.check({ ...rest, subject });
+    },
     feedback: (feedback) => feedbackDesk.give(feedback),
     stats: () =>
       stats.snapshot({
@@ -204,6 +239,7 @@ export function createGuardService(options: {
       }
     },
   };
+  return service;
 }
 
 /** A check without a time limit; a caller's cancellation becomes the engine's signal. */

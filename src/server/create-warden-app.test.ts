@@ -172,6 +172,34 @@ describe("createWardenApp", () => {
     expect(stats.model).toBeNull();
   });
 
+  it("checks one tool call at /v1/check/tool-call, the provider's name mapped to the policy's", async () => {
+    const toolCall = (body: unknown) =>
+      app.request("/v1/check/tool-call", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const deny = await toolCall({
+      policy: "mcp-tools",
+      call: { name: "github_delete_repository", arguments: { repo: "acme/api" } },
+    });
+    expect(deny.status).toBe(200);
+    const denied = (await deny.json()) as Decision;
+    expect(denied).toMatchObject({ allowed: false, verdict: "deny" });
+    expect(denied.violations.map((v) => v.ruleId)).toEqual(["tool.no-repo-deletion"]);
+    const allow = await toolCall({
+      policy: "mcp-tools",
+      call: { name: "github.create_issue", arguments: { repo: "acme/web", title: "bug" } },
+    });
+    expect(((await allow.json()) as Decision).verdict).toBe("allow");
+    const bad = await toolCall({
+      policy: "mcp-tools",
+      call: { name: "github.create_issue", arguments: [1] },
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as ErrorBody).error.message).toContain("call.arguments");
+  });
+
   it("answers health and unknown routes", async () => {
     const health = await app.request("/healthz");
     expect(await health.json()).toMatchObject({ status: "ok", policies: 2, engine: "compiled" });

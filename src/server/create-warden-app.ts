@@ -1,6 +1,8 @@
 /**
  * Warden's HTTP API as a Hono app, over a GuardService (preloaded policies + engines):
  *   POST /v1/check            { policy, subject, engine? } -> 200 Decision (a deny is 200 with allowed:false)
+ *   POST /v1/check/tool-call  { policy, call: { name, arguments, history?, input?, context? }, engine? }
+ *                             -> 200 Decision for one tool call about to run (core/tool-call.ts)
  *   POST /v1/feedback         { policy, subject, label } -> { stored, reason }: the right label for a check
  *                             this server decided, from callers with the scope memory:write only
  *   GET  /v1/policies         names, versions, whether compiled, rule counts (the caller's policies)
@@ -29,7 +31,7 @@ import {
   unauthorizedError,
 } from "./authenticator.js";
 import { assertJsonContentType, assertSameSiteOrAllowed, corsFor, corsOriginsFrom } from "./browser-guard.js";
-import { CheckRequestSchema, FeedbackRequestSchema } from "./check-request.js";
+import { CheckRequestSchema, FeedbackRequestSchema, ToolCallRequestSchema } from "./check-request.js";
 import { allowedHostsFor, assertHostAllowed } from "./host-allow-list.js";
 import { httpErrorFor } from "./http-status.js";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
@@ -72,7 +74,7 @@ export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
   app.notFound((c) => {
     throw new WardenError({
       code: "INVALID_INPUT",
-      message: `no route ${c.req.method} ${c.req.path}; see GET /v1/policies, POST /v1/check, POST /v1/feedback, GET /v1/stats, GET /healthz`,
+      message: `no route ${c.req.method} ${c.req.path}; see GET /v1/policies, POST /v1/check, POST /v1/check/tool-call, POST /v1/feedback, GET /v1/stats, GET /healthz`,
       details: { reason: "route-not-found" },
     });
   });
@@ -203,6 +205,26 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
     const decision = await service.check({
       policy: request.policy,
       subject: request.subject,
+      ...(request.engine ? { engine: request.engine } : {}),
+      cancellation: cancellationOf(c),
+      caller,
+      trust: trustOf({ caller }),
+    });
+    c.set("verdict", decision.verdict);
+    c.set("engine", decision.engine);
+    return c.json(decision);
+  });
+
+  app.post("/v1/check/tool-call", async (c) => {
+    const caller = c.get("caller");
+    requireScope({ caller, scopes: ["check"], what: "POST /v1/check/tool-call" });
+    const raw = await bodyOf(c);
+    const request = parseWith({ schema: ToolCallRequestSchema, value: raw, what: "request body" });
+    requirePolicy({ caller, policy: request.policy });
+    c.set("policy", request.policy);
+    const decision = await service.checkToolCall({
+      policy: request.policy,
+      call: request.call,
       ...(request.engine ? { engine: request.engine } : {}),
       cancellation: cancellationOf(c),
       caller,

@@ -1,0 +1,58 @@
+/**
+ * Red team, tool names: a framework calls `email.send` `email_send` (provider function names allow only
+ * [A-Za-z0-9_-]), so the policy's rules must govern the call under either name — and a name that could
+ * be either of two tools must not pick the lenient one. Without the mapping, `github_delete_repository`
+ * matched no rule and fell to the default.
+ */
+import { describe, expect, it } from "vitest";
+import { createGuard } from "../../src/guard.js";
+import { expectRefused, type InlinePolicy, useGuardPool } from "./redteam.fixture.js";
+
+const pool = useGuardPool();
+
+const twins: InlinePolicy = {
+  name: "redteam-name-twins",
+  rules: {
+    toolDefault: "allow",
+    toolRules: [
+      { id: "tool.files-ok", tool: "files/delete", effect: "allow", message: "the sandbox's files may go" },
+      { id: "tool.no-files-delete", tool: "files.delete", effect: "deny", message: "real files stay" },
+    ],
+  },
+};
+
+describe("red team: tool names across providers", () => {
+  it("the policy's deny governs the provider's spelling of the tool", async () => {
+    const guard = await pool.get("mcp-tools");
+    for (const name of ["github_delete_repository", "GITHUB_DELETE_REPOSITORY", "github.delete_repository"]) {
+      expectRefused(await guard.checkToolCall({ name, arguments: { repo: "acme/api" } }), name);
+    }
+  });
+
+  it("a name two tools map to fails closed, even where the default allows", async () => {
+    const guard = await pool.get(twins);
+    const decision = await guard.checkToolCall({ name: "files_delete", arguments: { path: "/etc" } });
+    expectRefused(decision, "files_delete");
+    expect(decision.failure?.message).toContain("files.delete");
+  });
+
+  it("a name two tools map to fails closed even with fail-open configured", async () => {
+    const guard = await createGuard({ policy: pool.file(twins), failMode: "open" });
+    try {
+      const decision = await guard.checkToolCall({ name: "files_delete", arguments: {} });
+      expect(decision.allowed).toBe(false);
+    } finally {
+      await guard.close();
+    }
+  });
+
+  it("caller context cannot replace the call being checked", async () => {
+    const guard = await pool.get("mcp-tools");
+    const decision = await guard.checkToolCall({
+      name: "github.delete_repository",
+      arguments: { repo: "acme/api" },
+      context: { toolCalls: [{ name: "github.create_issue", arguments: {} }], toolCall: { name: "x" } },
+    });
+    expectRefused(decision, "context naming another call");
+  });
+});
