@@ -12,8 +12,11 @@
 import { z } from "zod";
 import { type Decision, failureDecision } from "../core/decision.js";
 import type { ErrorCode } from "../core/errors.js";
-import { MAX_TRAJECTORY_STEPS, type SubjectInput } from "../core/subject.js";
+import { MAX_TRAJECTORY_STEPS } from "../core/subject.js";
+import type { ToolCallInput } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
+import type { Guard } from "../guard.js";
+import { refusalText } from "./refusal.js";
 
 /** How a refused call surfaces. */
 export type GuardMode = "feedback" | "throw" | "approval";
@@ -27,25 +30,11 @@ export interface ToolHistoryStep {
   observation?: string;
 }
 
-/** A tool call as the guard checks it (the shape of `Guard.checkToolCall`'s argument). */
-export interface ToolCallCheck {
-  name: string;
-  arguments: Record<string, unknown>;
-  history?: ToolHistoryStep[];
-  input?: string;
-  context?: Record<string, unknown>;
-  id?: string;
-}
-
-/** The part of a Guard the tool guardrails use. */
-export interface ToolCallGuard {
-  checkToolCall(call: ToolCallCheck): Promise<Decision>;
-}
+/** The part of a Guard the tool guardrails use (a Guard from `createGuard`, or one with the same call). */
+export type ToolCallGuard = Pick<Guard, "checkToolCall">;
 
 /** The part of a Guard the input and output guardrails use. */
-export interface TextGuard {
-  check(subject: SubjectInput): Promise<Decision>;
-}
+export type TextGuard = Pick<Guard, "check">;
 
 /** What the adapter does with the call. */
 export type GateOutcome =
@@ -150,23 +139,6 @@ export function isAllow(decision: Decision): boolean {
   return decision.allowed === true && decision.verdict === "allow";
 }
 
-/**
- * The feedback a refused call returns to the model: which rules, why, and what to do instead.
- * TODO(merge): replaced by the shared `refusalText` of src/integrations/refusal.ts when it lands.
- */
-export function refusalFor(options: { decision: Decision; tool: string }): string {
-  const { decision, tool } = options;
-  const head =
-    decision.verdict === "ask"
-      ? `The call to ${tool} was not run: it needs a human's approval, which was not given.`
-      : `The call to ${tool} was refused by the policy and was not run.`;
-  const rules = decision.violations.map((v) => {
-    const instead = v.countermeasure ? ` Instead: ${v.countermeasure}` : "";
-    return `- ${v.ruleId}: ${v.message}${instead}`;
-  });
-  return [head, `Why: ${decision.explanation}`, ...(rules.length > 0 ? ["Rules:", ...rules] : [])].join("\n");
-}
-
 /** Checks one call and says what to do with it. */
 export async function gateToolCall(options: {
   guard: ToolCallGuard;
@@ -184,7 +156,7 @@ export async function gateToolCall(options: {
   const parsed = parseToolArguments({ raw: options.rawArguments });
   if (!parsed.ok) {
     const decision = closedDecision({ code: "INVALID_INPUT", message: parsed.reason });
-    return { kind: "refuse", decision, refusal: refusalFor({ decision, tool }) };
+    return { kind: "refuse", decision, refusal: refusalText({ decision, tool }) };
   }
   const history = options.history ?? [];
   if (history.length >= MAX_TRAJECTORY_STEPS) {
@@ -193,9 +165,9 @@ export async function gateToolCall(options: {
       code: "INVALID_INPUT",
       message: `the run has taken ${history.length} steps, more than a check's history holds`,
     });
-    return { kind: "refuse", decision, refusal: refusalFor({ decision, tool }) };
+    return { kind: "refuse", decision, refusal: refusalText({ decision, tool }) };
   }
-  const call: ToolCallCheck = {
+  const call: ToolCallInput = {
     name: tool,
     arguments: parsed.args,
     ...(history.length > 0 ? { history: history.map((step) => ({ ...step })) } : {}),
@@ -209,7 +181,7 @@ export async function gateToolCall(options: {
   });
   const args = parsed.args;
   if (isAllow(decision)) return { kind: "run", decision, args };
-  const refusal = refusalFor({ decision, tool });
+  const refusal = refusalText({ decision, tool });
   // A failure is never a question for a human: only a determined "ask" is.
   if (decision.verdict === "ask" && decision.failure === undefined)
     return { kind: "ask", decision, refusal, args };

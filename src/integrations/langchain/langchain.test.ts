@@ -10,7 +10,7 @@ import { DynamicTool, tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { allowDecision, type Decision, denyDecision } from "../../core/decision.js";
-import type { ToolCallCheck } from "../tool-gate.js";
+import type { ToolCallInput as ToolCallCheck } from "../../core/tool-call.js";
 import { type ApprovalRequest, WardenToolDeniedError, wardenTools } from "./index.js";
 import { runAgent, ScriptedChatModel, toolMessages } from "./scripted-chat-model.test-support.js";
 
@@ -188,7 +188,7 @@ describe("wardenTools in a LangChain agent loop", () => {
 
   it("a tool of one string is checked as { input }, and content_and_artifact tools keep their shape", async () => {
     const guard = stubGuard((call) =>
-      call.arguments.input === "rm -rf /" ? deny("shell.no-rm", "no rm") : allow(),
+      call.arguments?.input === "rm -rf /" ? deny("shell.no-rm", "no rm") : allow(),
     );
     const ran: string[] = [];
     const shell = new DynamicTool({
@@ -252,7 +252,7 @@ describe("wardenTools fails closed", () => {
         const outcome = await tools[1]!.invoke({ target: "x" }).catch((e: unknown) => e);
         expect(ran).toEqual([]);
         if (mode === "throw") expect(outcome).toBeInstanceOf(WardenToolDeniedError);
-        else expect(String(outcome)).toContain("was not run");
+        else expect(String(outcome)).toContain("did not run");
       }
     });
   }

@@ -19,7 +19,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { allowDecision, type Decision, denyDecision } from "../../core/decision.js";
 import type { SubjectInput } from "../../core/subject.js";
-import type { ToolCallCheck } from "../tool-gate.js";
+import type { ToolCallInput as ToolCallCheck } from "../../core/tool-call.js";
 import {
   WardenToolDeniedError,
   wardenDenialOf,
