@@ -188,24 +188,6 @@ export async function gateToolCall(options: {
   return { kind: "refuse", decision, refusal, args };
 }
 
-/**
- * Thrown in "throw" mode when a call is refused: it ends the agent's run. It carries the Decision and the
- * same text the model would have received in "feedback" mode.
- */
-export class WardenToolDeniedError extends Error {
-  readonly tool: string;
-  readonly decision: Decision;
-  readonly refusal: string;
-
-  constructor(options: { tool: string; decision: Decision; refusal: string }) {
-    super(options.refusal);
-    this.name = "WardenToolDeniedError";
-    this.tool = options.tool;
-    this.decision = options.decision;
-    this.refusal = options.refusal;
-  }
-}
-
 /** The options every adapter shares, checked when the adapter is built (a typo fails at startup). */
 const GateOptionsSchema = z.looseObject({
   guard: z.custom<object>((value) => typeof value === "object" && value !== null, "a Guard is required"),

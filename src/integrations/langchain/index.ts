@@ -32,17 +32,17 @@ import type {
 import type { Decision } from "../../core/decision.js";
 import { WardenError } from "../../core/errors.js";
 import { importOptional } from "../../core/optional-import.js";
+import { WardenToolDeniedError } from "../denied-error.js";
 import {
   type GuardMode,
   gateToolCall,
   parseGateOptions,
   type ToolCallGuard,
   type ToolHistoryStep,
-  WardenToolDeniedError,
 } from "../tool-gate.js";
 
+export { WardenToolDeniedError } from "../denied-error.js";
 export type { GuardMode, ToolCallGuard } from "../tool-gate.js";
-export { WardenToolDeniedError } from "../tool-gate.js";
 
 /** What the `approve` callback is asked: a call Warden answered "ask" for. */
 export interface ApprovalRequest {
@@ -190,7 +190,14 @@ export async function wardenTools(options: WardenToolsOptions): Promise<DynamicS
           return body(parsed, runManager, config);
         }
         const { refusal } = outcome;
-        if (mode === "throw") throw new WardenToolDeniedError({ tool, decision, refusal });
+        if (mode === "throw") {
+          throw new WardenToolDeniedError({
+            toolName: tool,
+            toolCallId: callId ?? "",
+            decision,
+            message: refusal,
+          });
+        }
         return refusedResult(refusal, decision, callId);
       },
     });

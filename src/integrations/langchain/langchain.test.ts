@@ -125,7 +125,7 @@ describe("wardenTools in a LangChain agent loop", () => {
     const model = deleteThenArchive([]);
     const error = await runAgent({ model, tools, task: "Clean up" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WardenToolDeniedError);
-    expect((error as WardenToolDeniedError).tool).toBe("delete_repo");
+    expect((error as WardenToolDeniedError).toolName).toBe("delete_repo");
     expect((error as WardenToolDeniedError).decision.violations[0]?.ruleId).toBe("tool.no-delete");
     expect(ran).toEqual([]);
     expect(model.seen).toHaveLength(1);

@@ -33,6 +33,7 @@ import type {
   ToolInputGuardrailDefinition,
 } from "@openai/agents";
 import type { Decision } from "../../core/decision.js";
+import { WardenToolDeniedError } from "../denied-error.js";
 import {
   decideClosed,
   type GuardMode,
@@ -42,11 +43,10 @@ import {
   type TextGuard,
   type ToolCallGuard,
   type ToolHistoryStep,
-  WardenToolDeniedError,
 } from "../tool-gate.js";
 
+export { WardenToolDeniedError } from "../denied-error.js";
 export type { GuardMode, TextGuard, ToolCallGuard } from "../tool-gate.js";
-export { WardenToolDeniedError } from "../tool-gate.js";
 
 /** Facts about the run for the check (identity, session…): fixed, or read from the run's context. */
 export type ContextOption = Record<string, unknown> | ((runContext: RunContext) => Record<string, unknown>);
@@ -180,7 +180,12 @@ export function wardenToolInputGuardrail(
         refusal: outcome.refusal,
       };
       if (mode === "throw") {
-        const error = new WardenToolDeniedError({ tool, decision, refusal: outcome.refusal });
+        const error = new WardenToolDeniedError({
+          toolName: tool,
+          toolCallId: toolCall.callId,
+          decision,
+          message: outcome.refusal,
+        });
         return toolOutput({ behavior: "throwException", info: { ...info, error } });
       }
       return toolOutput({ behavior: "rejectContent", info });
@@ -231,14 +236,14 @@ export function wardenNeedsApproval(
 export function wardenDenialOf(options: { error: unknown }): WardenToolDeniedError | undefined {
   let current: unknown = options.error;
   for (let depth = 0; depth < 8 && current !== null && typeof current === "object"; depth++) {
-    if (current instanceof WardenToolDeniedError) return current;
+    if (WardenToolDeniedError.is(current)) return current;
     const layer = current as {
       error?: unknown;
       cause?: unknown;
       result?: { output?: { outputInfo?: unknown } };
     };
     const info = layer.result?.output?.outputInfo as { error?: unknown } | undefined;
-    if (info?.error instanceof WardenToolDeniedError) return info.error;
+    if (WardenToolDeniedError.is(info?.error)) return info.error;
     current = layer.error ?? layer.cause;
   }
   return undefined;

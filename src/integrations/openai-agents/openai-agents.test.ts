@@ -174,8 +174,8 @@ describe("wardenToolInputGuardrail in the Agents SDK runner", () => {
     expect(info.error).toBeInstanceOf(WardenToolDeniedError);
     expect(info.decision.violations[0].ruleId).toBe("tool.no-delete");
     const denial = wardenDenialOf({ error });
-    expect(denial?.tool).toBe("delete_repo");
-    expect(denial?.refusal).toContain("Deleting is never allowed");
+    expect(denial?.toolName).toBe("delete_repo");
+    expect(denial?.message).toContain("Deleting is never allowed");
     expect(wardenDenialOf({ error: new Error("other") })).toBeUndefined();
     expect(ran).toEqual([]);
     expect(model.requests).toHaveLength(1);
