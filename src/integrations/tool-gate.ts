@@ -12,7 +12,6 @@
 import { z } from "zod";
 import { type Decision, failureDecision } from "../core/decision.js";
 import type { ErrorCode } from "../core/errors.js";
-import { MAX_TRAJECTORY_STEPS } from "../core/subject.js";
 import type { ToolCallInput } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
 import type { Guard } from "../guard.js";
@@ -42,8 +41,11 @@ export type GateOutcome =
   | { kind: "refuse"; decision: Decision; refusal: string }
   | { kind: "ask"; decision: Decision; refusal: string };
 
-/** Default bound on one check, so a hung guard cannot hold the agent (and never lets the call through). */
-export const DEFAULT_CHECK_TIMEOUT_MS = 30_000;
+/**
+ * Most earlier steps a check is given; a longer run is refused (fail closed) rather than shortened, since
+ * dropping old steps could hide what a temporal rule needs. The same bound as warden/ai-sdk's default.
+ */
+export const MAX_HISTORY_STEPS = 1000;
 
 /** The engine name on decisions the integration makes itself (the guard never answered). */
 const ENGINE = "integration";
@@ -92,27 +94,31 @@ function isDecision(value: unknown): value is Decision {
 }
 
 /**
- * Runs one check with a deadline; whatever goes wrong becomes a fail-closed Decision. The timer is
- * cleared either way, so a finished check leaves nothing behind.
+ * Runs one check; whatever goes wrong becomes a fail-closed Decision. With `timeoutMs` it also has a
+ * deadline of its own (without, the guard's own limits apply: `createGuard`'s service answers a check
+ * past its limit with a CHECK_TIMEOUT deny). The timer is cleared either way.
  */
 export async function decideClosed(options: {
   run: () => Promise<Decision>;
   timeoutMs?: number;
 }): Promise<Decision> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const { timeoutMs } = options;
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<Decision>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve(
-          closedDecision({
-            code: "CHECK_TIMEOUT",
-            message: `the guard did not answer within ${timeoutMs} ms`,
-          }),
-        ),
-      timeoutMs,
-    );
-  });
+  const deadline =
+    timeoutMs === undefined
+      ? undefined
+      : new Promise<Decision>((resolve) => {
+          timer = setTimeout(
+            () =>
+              resolve(
+                closedDecision({
+                  code: "CHECK_TIMEOUT",
+                  message: `the guard did not answer within ${timeoutMs} ms`,
+                }),
+              ),
+            timeoutMs,
+          );
+        });
   const checked = (async () => {
     try {
       const decision = await options.run();
@@ -127,6 +133,7 @@ export async function decideClosed(options: {
       return closedDecision({ code: "INTERNAL", message: `the guard failed: ${message}` });
     }
   })();
+  if (deadline === undefined) return checked;
   try {
     return await Promise.race([checked, deadline]);
   } finally {
@@ -159,8 +166,7 @@ export async function gateToolCall(options: {
     return { kind: "refuse", decision, refusal: refusalText({ decision, tool }) };
   }
   const history = options.history ?? [];
-  if (history.length >= MAX_TRAJECTORY_STEPS) {
-    // Dropping old steps could hide what a temporal rule needs; refusing is the closed answer.
+  if (history.length >= MAX_HISTORY_STEPS) {
     const decision = closedDecision({
       code: "INVALID_INPUT",
       message: `the run has taken ${history.length} steps, more than a check's history holds`,

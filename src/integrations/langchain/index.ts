@@ -65,7 +65,7 @@ export interface WardenToolsOptions {
   input?: string | (() => string | undefined);
   /** Facts for the checks (identity, session…). */
   context?: Record<string, unknown>;
-  /** Bound on one check (default 30 s); a check that takes longer refuses the call. */
+  /** Time limit of one check in ms; past it the call is refused (default: the guard's own limits). */
   timeoutMs?: number;
 }
 

@@ -58,7 +58,7 @@ export interface WardenToolInputGuardrailOptions {
   /** The guardrail's name in the SDK's results and traces (default "warden"). */
   name?: string;
   context?: ContextOption;
-  /** Bound on one check (default 30 s); a check that takes longer refuses the call. */
+  /** Time limit of one check in ms; past it the call is refused (default: the guard's own limits). */
   timeoutMs?: number;
 }
 
