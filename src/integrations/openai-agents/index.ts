@@ -21,7 +21,9 @@
  *
  * The runner gives a guardrail no history, so this module keeps, per run (keyed by the run's
  * RunContext), the user's input the input guardrail saw and the calls the tool guardrail let through;
- * each tool check receives them as `input` and `history`.
+ * each tool check receives them as `input` and `history`. That memory lives in this process: a run
+ * resumed from a serialized RunState (another process, `RunState.fromString`) starts with no history, so
+ * a policy with temporal rules over earlier calls should resume runs in the process that started them.
  */
 import type {
   AgentOutputType,
