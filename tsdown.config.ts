@@ -27,6 +27,8 @@ export default defineConfig([
       "server/index": "src/server/index.ts",
       "mcp/index": "src/mcp/index.ts",
       "testing/index": "src/testing/index.ts",
+      // warden/ai-sdk: imports only types from `ai` (an optional peer), so nothing of it is bundled.
+      "integrations/ai-sdk/index": "src/integrations/ai-sdk/index.ts",
       "integrations/openai-agents/index": "src/integrations/openai-agents/index.ts",
       "integrations/langchain/index": "src/integrations/langchain/index.ts",
       // The sandbox starts its workers from this file, found beside the bundled module.

@@ -11,6 +11,11 @@
  * transport, same upstream on stdio), splits the CLI's added cost into the proxy's own work and the extra
  * stdio hop (two more pipe crossings and JSON encodings per call), which no proxy process can avoid.
  *
+ * `bin/warden.js` runs the build when it is fresher than src/ and the sources through tsx otherwise, so
+ * run `npm run build` first to measure what users run (tsx's per-closure naming slows the checks).
+ * The machine's load falls on the proxy's CPU time as well as on the latencies: on a shared machine,
+ * compare runs taken at the same load.
+ *
  * Every call is `read_text_file` of a small file inside the workspace, which the policy allows; each
  * answer is checked (an allowed call that came back blocked would make the proxy look fast).
  *

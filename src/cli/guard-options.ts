@@ -29,7 +29,11 @@ export function addGuardOptions(options: { command: Command; policy?: "one" | "m
           collect,
         );
   return command
-    .option("--engine <engine>", "default engine: auto | compiled | guardagent | baseline | shield", "auto")
+    .option(
+      "--engine <engine>",
+      "default engine: auto | compiled | guardagent | baseline | llamaguard | direct | rule-traverse | shield",
+      "auto",
+    )
     .option(
       "--model <provider:model-id>",
       "openai:…, anthropic:…, openai-compatible:…, ollama:…, local:/path/model.gguf",

@@ -3,7 +3,7 @@
  * Decision. It is not a WardenError: nothing failed — the check answered, and the application chose to
  * stop on a refusal rather than tell the model. `WardenToolDeniedError.is` recognises one across copies of
  * the package (a bundled and an installed warden), where `instanceof` would not. Shared by every
- * integration (the same class as warden/ai-sdk's, which h-aisdk wrote; one copy once merged).
+ * integration (warden/ai-sdk, warden/openai-agents, warden/langchain).
  */
 import type { Decision } from "../core/decision.js";
 

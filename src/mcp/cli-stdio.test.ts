@@ -16,9 +16,14 @@ import { issueApiKey } from "../store/key-directory.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const cli = join(here, "warden-cli.fixture.ts");
 const upstream = join(here, "stdio-upstream.fixture.ts");
 const node = [process.execPath, "--import", "tsx"];
+/**
+ * The `warden` command as a user starts it: bin/warden.js runs the build when it is fresh (as after
+ * `npm ci`, which builds) and the sources through tsx otherwise, so on a loaded machine each start takes
+ * a fraction of a second rather than compiling the CLI again.
+ */
+const warden = [process.execPath, join(here, "..", "..", "bin", "warden.js")];
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
@@ -30,8 +35,8 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 /** `warden serve --port 0 --policy mcp-tools [flags]` as a child process, and the URL it prints. */
 function startServe(options: { flags: string[]; store: string }) {
   const child = spawn(
-    node[0]!,
-    [...node.slice(1), cli, "serve", "--port", "0", "--policy", "mcp-tools", ...options.flags],
+    warden[0]!,
+    [...warden.slice(1), "serve", "--port", "0", "--policy", "mcp-tools", ...options.flags],
     { env: env({ WARDEN_STORE: options.store }), stdio: ["ignore", "ignore", "pipe"] },
   );
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -54,10 +59,9 @@ function startServe(options: { flags: string[]; store: string }) {
 /** `warden mcp proxy --policy mcp-tools [flags] -- <the fake upstream>`, as a child process on stdio. */
 function proxyTransport(options: { flags: string[]; env?: Record<string, string> }): StdioClientTransport {
   return new StdioClientTransport({
-    command: node[0]!,
+    command: warden[0]!,
     args: [
-      ...node.slice(1),
-      cli,
+      ...warden.slice(1),
       "mcp",
       "proxy",
       "--policy",
@@ -72,8 +76,9 @@ function proxyTransport(options: { flags: string[]; env?: Record<string, string>
   });
 }
 
-// Each test starts one to four CLI processes through tsx; on a loaded 2-core machine that alone can take
-// most of the default 30 s, so these get more room (the bounds inside each test are unchanged).
+// Each test starts one to four CLI processes (and the upstream fixture through tsx); on a loaded 2-core
+// machine that can take most of the default 30 s, so these get more room (the bounds inside each test are
+// unchanged).
 describe("CLI commands over stdio and HTTP", { timeout: 90_000 }, () => {
   it.concurrent("warden mcp proxy forwards allowed calls to the upstream process and blocks the rest", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-proxy-"));
@@ -139,8 +144,8 @@ describe("CLI commands over stdio and HTTP", { timeout: 90_000 }, () => {
 
   it.concurrent("warden mcp serve answers warden_check on stdio", async () => {
     const transport = new StdioClientTransport({
-      command: node[0]!,
-      args: [...node.slice(1), cli, "mcp", "serve", "--policy", "mcp-tools", "--log-level", "silent"],
+      command: warden[0]!,
+      args: [...warden.slice(1), "mcp", "serve", "--policy", "mcp-tools", "--log-level", "silent"],
       env: env(),
       stderr: "pipe",
     });

@@ -154,7 +154,7 @@ async function rejection(promise: Promise<unknown>): Promise<McpError> {
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
 describe("createGuardedMcpProxy", () => {
-  it("presents the upstream server's tools unchanged", async () => {
+  it("presents the upstream server's tools unchanged, less those the policy denies outright", async () => {
     const { agent } = await setUp();
     const direct = createFakeUpstreamServer();
     const [a, b] = InMemoryTransport.createLinkedPair();
@@ -164,8 +164,12 @@ describe("createGuardedMcpProxy", () => {
     const expected = await directClient.listTools();
     await directClient.close();
     const listed = await agent.listTools();
-    expect(listed.tools).toEqual(expected.tools);
+    // tool.no-repo-deletion denies github.delete_repository with no condition: no call of it can pass.
+    expect(listed.tools).toEqual(expected.tools.filter((t) => t.name !== "github.delete_repository"));
+    expect(expected.tools.map((t) => t.name)).toContain("github.delete_repository");
+    // An ask (merge) and a conditional deny (delete_file) are listed: some of their calls may pass.
     expect(listed.tools.map((t) => t.name)).toContain("github.merge_pull_request");
+    expect(listed.tools.map((t) => t.name)).toContain("filesystem.delete_file");
     expect(agent.getInstructions()).toBe("Fake tools for tests.");
   });
 
@@ -410,9 +414,10 @@ describe("createGuardedMcpProxy: resources and prompts", () => {
     const { agent, subjects } = await setUp();
     const reference = await direct();
     try {
+      expect(agent.getServerCapabilities()).toEqual(reference.getServerCapabilities());
       expect(agent.getServerCapabilities()).toMatchObject({
         tools: {},
-        resources: { subscribe: false, listChanged: true },
+        resources: { listChanged: true },
         prompts: { listChanged: true },
         completions: {},
       });

@@ -1,76 +1,63 @@
 /**
- * The guard proxy: the non-invasive way to put Warden in front of any MCP tool user. It connects to the
- * real (upstream) MCP server as a client and presents that server's tools, resources and prompts,
- * unchanged, as its own (resources, prompts and completions only when the upstream offers them). Every
- * `tools/call` is first checked against the policy; only an allowed call is forwarded. A deny or an ask
- * comes back as a tool result with `isError: true` explaining the rules (never as an exception), so the
- * agent sees why and can tell its user. Upstream errors pass through with their own codes.
+ * The guard proxy: the non-invasive way to put Warden in front of any MCP tool user. It sits between the
+ * agent's MCP client and the real (upstream) MCP server and relays the whole protocol, both ways, as
+ * raw JSON-RPC: initialize and its capabilities (logging, tasks, completions… whatever the upstream
+ * offers), every request, notification and response of the agent, and every request and notification of
+ * the server (elicitation, sampling, roots, progress, log messages, list_changed). Only what Warden must
+ * see is read more closely:
  *
- * The two requests that fetch content are guarded the same way (unless `guardContent: false`), because a
- * resource or a prompt can carry as much as a tool: `resources/read` is checked as a tool call named
- * `resources/read` with arguments `{ uri }`, and `prompts/get` as `prompts/get` with `{ name, arguments }`
- * (each with `toolPrefix` prepended, like tools). These methods have no error form of their result, so a
- * deny or an ask answers an McpError (-32600 InvalidRequest) whose message is the blocked-call text and
- * whose `data["warden/decision"]` is the Decision. Lists, templates, completions, subscriptions and
- * change notifications pass through unchecked: they name content without delivering it.
+ * - `tools/call`: checked against the policy; only an allowed call is forwarded. A deny or an ask comes
+ *   back as a tool result with `isError: true` explaining the rules (never as an exception), so the
+ *   agent sees why and can tell its user. `ask` is never an allow. A check that fails or outlasts
+ *   `checkTimeoutMs` forwards nothing.
+ * - `resources/read` and `prompts/get` (unless `guardContent: false`): a resource or a prompt can carry
+ *   as much as a tool, so `resources/read` is checked as a tool call named `resources/read` with
+ *   arguments `{ uri }`, and `prompts/get` as `prompts/get` with `{ name, arguments }` (each with
+ *   `toolPrefix` prepended, like tools). These have no error form of their result, so a refusal is an
+ *   error (-32600 InvalidRequest) whose message is the blocked-call text and whose
+ *   `data["warden/decision"]` is the Decision.
+ * - `tools/list` answers: the tools' input schemas are learned (below), and a tool the policy denies
+ *   outright (denied-tools.ts: a deny rule without a condition) is left out, so the agent does not plan
+ *   around a tool it can never use. Hiding is a courtesy, not the guard: a call to a hidden tool is
+ *   still checked and refused.
  *
- * Writing rules for them: to the compiled engine these are ordinary tool names, so a policy that never
- * mentions them gets its `toolDefault` (deny when absent; the bundled mcp-tools policy says "ask", so
- * every read and prompt is refused until a rule allows it), and a `*` glob covers them too (so does
- * `filesystem.*` when toolPrefix is "filesystem."). E.g. allow reads except system files:
+ * The front door (json-rpc-message.ts): a message that is not exactly a request, a notification or a
+ * response (a batch, a null id, a method that is not a string…) is never relayed; a method that imitates
+ * a guarded one ("Tools/Call", " tools/call") is refused; a guarded method sent as a notification is
+ * dropped; an agent request reusing the id of one still in flight is refused. What is relayed is what was
+ * parsed, serialised again, so duplicate keys reach the upstream resolved as the check saw them.
+ *
+ * Ids: every request relayed to the upstream (the agent's and the proxy's own) goes under an id of the
+ * proxy's (`warden-proxy-N`), and every server request relayed to the agent under another, so neither
+ * side can collide with the other or with the proxy; answers and `notifications/cancelled` are mapped
+ * back. A forwarded tools/call keeps its time limit (`requestTimeoutMs`: answered RequestTimeout and
+ * cancelled upstream), the agent's cancellation aborts its check or cancels it upstream, and calls still
+ * waiting when either side closes are answered ConnectionClosed.
+ *
+ * Writing rules for content requests: to the compiled engine these are ordinary tool names, so a policy
+ * that never mentions them gets its `toolDefault` (deny when absent; the bundled mcp-tools policy says
+ * "ask", so every read and prompt is refused until a rule allows it), and a `*` glob covers them too. E.g.
+ * allow reads except system files:
  *   { "id": "resource.no-etc", "tool": "resources/read", "effect": "deny", "message": "...",
  *     "when": { "field": "args.uri", "part": "path", "op": "pathWithin", "value": "/etc" } },
- * (`args.uri` is read as a URL, so `file:///tmp/../etc/shadow` and `file://localhost/etc/shadow` are the
- * path /etc/shadow; a raw `startsWith "file:///etc/"` would let both through.)
  *   { "id": "resource.allow-read", "tool": "resources/read", "effect": "allow", "message": "..." }
- * The model-based engines see the same JSON call as the agent's output and judge it by the requests.
+ * (`args.uri` is read as a URL, so `file:///tmp/../etc/shadow` is the path /etc/shadow.)
  *
  * Argument kinds: each check carries the called tool's `inputSchema`, as the upstream listed it, in
- * `subject.context.toolSchemas` (keyed by the name the call is checked as), so `args:path`, `args:url`…
- * find the path- and URL-valued arguments from the schema too. The schemas are learned from every
- * `tools/list` answer the agent receives, fetched once on the first call when the agent never listed,
- * and forgotten on `notifications/tools/list_changed` (then fetched again on the next call).
+ * `subject.context.toolSchemas`, so `args:path`, `args:url`… find path- and URL-valued arguments from the
+ * schema too. The schemas are learned from every `tools/list` answer the agent receives, fetched once on
+ * the first call when the agent never listed, and forgotten on `notifications/tools/list_changed`.
  *
  * Real paths (`realPaths: true`, for an upstream on this machine's file system): each path argument is
- * replaced by its real path (symbolic links resolved) before the check, and that is what is forwarded,
- * so a link inside the workspace cannot take a checked path somewhere the policy forbids.
+ * replaced by its real path (symbolic links resolved) before the check, and that is what is forwarded.
  *
- * The hot path: a well-formed `tools/call` is relayed by the proxy itself, not by the SDK Server and
- * Client (intercept-transport.ts): checked once, forwarded as raw JSON-RPC under an id of the proxy's own
- * (`warden-proxy-N`, so it never meets the agent's or the SDK client's ids), and the upstream's answer
- * sent back under the agent's id as it came — its result or its error, code and data untouched. The
- * relay keeps what the SDK pair gave it: the request time limit (RequestTimeout, cancelled upstream),
- * the agent's `notifications/cancelled` (the check aborted, the call cancelled upstream), and
- * ConnectionClosed for calls still waiting when the proxy closes. Everything else (initialize, lists,
- * resources, prompts, notifications) still goes through the SDK pair.
+ * Speed: no SDK Server or Client and no schema parsing on the way (raw-stdio.ts gives the stdio
+ * transports JSON.parse alone); a relayed message costs one parse and one serialisation per hop.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  type JSONRPCMessage,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ReadResourceRequestSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ResultSchema,
-  type ServerCapabilities,
-  type ServerResult,
-  SubscribeRequestSchema,
-  ToolListChangedNotificationSchema,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { Decision, Verdict } from "../core/decision.js";
@@ -79,13 +66,15 @@ import type { Step } from "../core/subject.js";
 import { toolCallSubject } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
-import { checkWithin } from "../runtime/check-within.js";
+import { type Cancellation, checkWithin } from "../runtime/check-within.js";
 import { CheckTimeoutMsSchema, DEFAULT_CHECK_TIMEOUT_MS } from "../runtime/guard-service.js";
 import { DEFAULT_OFFLOAD_THRESHOLD_BYTES } from "../runtime/offload/check-pool.js";
 import { batchedLog } from "./batched-log.js";
 import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
-import { interceptTransport } from "./intercept-transport.js";
+import { deniedOutright } from "./denied-tools.js";
+import { type Classified, classifyMessage, lookalike, type RequestId } from "./json-rpc-message.js";
 import { toMcpError } from "./mcp-errors.js";
+import { rawStdio } from "./raw-stdio.js";
 import { realPathArgs } from "./real-path-args.js";
 
 /** An upstream server to start as a child process and talk to over stdio. */
@@ -98,7 +87,7 @@ export interface StdioUpstream {
 }
 
 export interface GuardedMcpProxyOptions {
-  /** The real server: a connected-to-be MCP client transport, or a command to start on stdio. */
+  /** The real server: an MCP client transport not yet started, or a command to start on stdio. */
   upstream: Transport | StdioUpstream;
   policy: Policy;
   engine: Engine;
@@ -116,20 +105,23 @@ export interface GuardedMcpProxyOptions {
    */
   guardContent?: boolean;
   /**
+   * Leave the tools the policy denies outright (a deny rule with no condition) out of `tools/list`
+   * answers (default true). Their calls are refused either way.
+   */
+  hideDeniedTools?: boolean;
+  /**
    * Check and forward the real path of each path argument (symbolic links resolved on this machine,
    * relative paths against the policy's `rules.paths.base`; see real-path-args.ts). Only for an upstream
    * that shares this machine's file system, such as a filesystem server the proxy starts (default false).
    */
   realPaths?: boolean;
-  /** Time limit of each request to the upstream server (default 60000 ms). */
+  /** Time limit of each forwarded tools/call, resources/read and prompts/get (default 60000 ms). */
   requestTimeoutMs?: number;
   /**
    * Time limit of each check (default 300 000 ms; 0 for none): past it the call is refused with a
    * fail-closed CHECK_TIMEOUT decision, whatever the engine is still doing.
    */
   checkTimeoutMs?: number;
-  name?: string;
-  version?: string;
   /** One line per checked call (stderr in the CLI); none when absent. */
   logger?: Logger;
   /**
@@ -147,11 +139,7 @@ export interface GuardedMcpProxyStats {
 }
 
 export interface GuardedMcpProxy {
-  /** The side the agent talks to. */
-  readonly server: Server;
-  /** The side that talks to the upstream server. */
-  readonly client: Client;
-  /** Serves the agent on this transport (stdio in the CLI). */
+  /** Serves the agent on this transport (stdio or Streamable HTTP in the CLI); once per proxy. */
   connect(options: { transport: Transport }): Promise<void>;
   stats(): GuardedMcpProxyStats;
   /** Settles when either side has closed (the proxy then closes the other). */
@@ -165,10 +153,14 @@ const OptionsSchema = z.object({
   toolPrefix: z.string().optional(),
   historyLimit: z.number().int().min(0).max(10_000).optional(),
   guardContent: z.boolean().optional(),
+  hideDeniedTools: z.boolean().optional(),
   realPaths: z.boolean().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
   checkTimeoutMs: CheckTimeoutMsSchema.default(DEFAULT_CHECK_TIMEOUT_MS),
 });
+
+/** The methods the proxy checks before forwarding; their lookalikes are refused. */
+const GUARDED_METHODS = ["tools/call", "resources/read", "prompts/get"] as const;
 
 /** How much of a forwarded call's result the trajectory keeps as the step's observation. */
 const MAX_OBSERVATION_CHARS = 2000;
@@ -211,22 +203,12 @@ function toolsOf(result: unknown): ListedTool[] {
 
 /** Records the schemas of one page of a `tools/list` answer; a single first page is a whole listing. */
 function learnTools(cache: ToolSchemaCache, options: { result: unknown; firstPage: boolean }): void {
-  const whole = options.firstPage && !(options.result as { nextCursor?: unknown }).nextCursor;
+  const whole = options.firstPage && !(options.result as { nextCursor?: unknown } | null)?.nextCursor;
   if (whole) {
     cache.schemas = new Map();
     cache.complete = true;
   }
   for (const tool of toolsOf(options.result)) cache.schemas.set(tool.name, tool.inputSchema);
-}
-
-/** A relayed `tools/call` on its way: its check's signal, and once forwarded, its upstream id. */
-interface RelayedCall {
-  agentId: string | number;
-  controller: AbortController;
-  upstreamId?: string;
-  timer?: NodeJS.Timeout;
-  /** Its step in the trajectory, once forwarded: the answer fills in the observation. */
-  step?: Step;
 }
 
 interface ToolCallParams {
@@ -289,8 +271,8 @@ function truncated(text: string): string {
  * The text of a tools/call result, read defensively: the relay passes the upstream's answer on as it
  * came (the agent's own client validates it), so any field may be missing or of another shape here.
  */
-function observationOf(result: ServerResult): string {
-  const content = (result as { content?: unknown }).content;
+function observationOf(result: unknown): string {
+  const content = (result as { content?: unknown } | null)?.content;
   if (!Array.isArray(content)) return "";
   const parts = content.map((c: { type?: unknown; text?: unknown } | null) =>
     c?.type === "text" && typeof c.text === "string" ? c.text : `[${String(c?.type)}]`,
@@ -302,7 +284,7 @@ function observationOf(result: ServerResult): string {
  * The text of a resources/read or prompts/get result, read defensively: the result passed through the
  * loose schema, so any field may be missing or of another shape.
  */
-function contentText(result: ServerResult): string {
+function contentText(result: unknown): string {
   const parts: string[] = [];
   const describe = (item: unknown) => {
     if (!item || typeof item !== "object") return;
@@ -319,7 +301,7 @@ function contentText(result: ServerResult): string {
       parts.push(`[blob${typeof c.mimeType === "string" ? ` ${c.mimeType}` : ""}]`);
     else parts.push(`[${typeof c.type === "string" ? c.type : "content"}]`);
   };
-  const { contents, messages } = result as { contents?: unknown; messages?: unknown };
+  const { contents, messages } = (result ?? {}) as { contents?: unknown; messages?: unknown };
   if (Array.isArray(contents)) for (const item of contents) describe(item);
   if (Array.isArray(messages))
     for (const m of messages) describe((m as { content?: unknown } | null)?.content);
@@ -339,59 +321,64 @@ function refusal(options: { label: string; decision: Decision }): McpError {
   });
 }
 
+/** Where a request relayed to the upstream came from, and what its answer is for. */
+interface Relayed {
+  /** The agent's id (absent for the proxy's own requests). */
+  agentId?: RequestId;
+  kind: "tools/call" | "content" | "tools/list" | "other" | "own";
+  /** The id it was sent upstream under, once sent. */
+  upstreamId?: string;
+  /** Set when the agent cancelled it or the proxy answered it: nothing more goes to the agent. */
+  done?: boolean;
+  /** Stops its check (set while the check runs). */
+  cancelCheck?: (reason: unknown) => void;
+  cancelReason?: unknown;
+  timer?: NodeJS.Timeout;
+  /** Its step in the trajectory, once forwarded: the answer fills in the observation. */
+  step?: Step;
+  /** A tools/list page: whether it was the first (no cursor). */
+  firstPage?: boolean;
+  /** The proxy's own request: how its answer is delivered. */
+  settle?: (answer: { result?: unknown; error?: ErrorBody }) => void;
+  /** The agent's progress token, for relating the upstream's progress to this request (HTTP face). */
+  progressToken?: unknown;
+}
+
+const NOOP = () => undefined;
+
 export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Promise<GuardedMcpProxy> {
   const o = parseWith({ schema: OptionsSchema, value: options, what: "guard proxy options" });
   const { policy, engine, logger } = options;
   const callLog = logger ? batchedLog({ logger, delayMs: LOG_BATCH_MS }) : undefined;
   const historyLimit = o.historyLimit ?? 50;
-  const timeout = o.requestTimeoutMs;
-  const upstream = isTransport(options.upstream)
+  const requestLimit = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
+  const guardContent = o.guardContent ?? true;
+  const hideDenied = o.hideDeniedTools ?? true;
+  const prefix = o.toolPrefix ?? "";
+  const upstream: Transport = isTransport(options.upstream)
     ? options.upstream
-    : new StdioClientTransport({
-        command: options.upstream.command,
-        args: options.upstream.args ?? [],
-        env: options.upstream.env ?? inheritedEnv(),
-        ...(options.upstream.cwd ? { cwd: options.upstream.cwd } : {}),
-        stderr: "inherit",
-      });
+    : rawStdio(
+        new StdioClientTransport({
+          command: options.upstream.command,
+          args: options.upstream.args ?? [],
+          env: options.upstream.env ?? inheritedEnv(),
+          ...(options.upstream.cwd ? { cwd: options.upstream.cwd } : {}),
+          stderr: "inherit",
+        }),
+      ).transport;
 
-  // The relayed tools/call requests (relayCall below): by the agent's id, and by the id sent upstream.
-  const relayed = new Map<string | number, RelayedCall>();
-  const awaiting = new Map<string, RelayedCall>();
-  let relayIds = 0;
+  let ids = 0;
+  const nextId = () => `warden-proxy-${++ids}`;
+  /** Requests sent upstream (the agent's and the proxy's own), by the id they went under. */
+  const toUpstream = new Map<string, Relayed>();
+  /** The agent's requests still in flight, by the agent's id. */
+  const fromAgent = new Map<RequestId, Relayed>();
+  /** The upstream's requests relayed to the agent: agent-side id → upstream id, and back. */
+  const serverRequestByAgentId = new Map<string, RequestId>();
+  const agentIdByServerRequest = new Map<RequestId, string>();
   let agent: Transport | undefined;
-  let onAgentMessage: (message: JSONRPCMessage) => boolean = () => false;
-  let onUpstreamMessage: (message: JSONRPCMessage) => boolean = () => false;
-
-  const name = options.name ?? "warden-guard-proxy";
-  const version = options.version ?? "0.1.0";
-  const client = new Client({ name, version }, { capabilities: {} });
-  await client.connect(
-    interceptTransport({ transport: upstream, intercept: (message) => onUpstreamMessage(message) }),
-    timeout ? { timeout } : undefined,
-  );
-
-  const upstreamCapabilities = client.getServerCapabilities();
-  const upstreamTools = upstreamCapabilities?.tools;
-  const upstreamResources = upstreamCapabilities?.resources;
-  const upstreamPrompts = upstreamCapabilities?.prompts;
-  const upstreamCompletions = upstreamCapabilities?.completions;
-  // Advertise only what the upstream offers, so the agent never asks for something the proxy cannot answer.
-  const capabilities: ServerCapabilities = {
-    tools: { listChanged: upstreamTools?.listChanged ?? false },
-    ...(upstreamResources
-      ? {
-          resources: {
-            subscribe: upstreamResources.subscribe ?? false,
-            listChanged: upstreamResources.listChanged ?? false,
-          },
-        }
-      : {}),
-    ...(upstreamPrompts ? { prompts: { listChanged: upstreamPrompts.listChanged ?? false } } : {}),
-    ...(upstreamCompletions ? { completions: {} } : {}),
-  };
-  const instructions = client.getInstructions();
-  const server = new Server({ name, version }, { capabilities, ...(instructions ? { instructions } : {}) });
+  /** Whether the agent finished initializing (the proxy's own requests wait for that). */
+  let initialized = false;
 
   const history: Step[] = [];
   const stats: GuardedMcpProxyStats = {
@@ -400,8 +387,80 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     blocked: 0,
     byVerdict: { allow: 0, deny: 0, ask: 0 },
   };
-  const guardContent = o.guardContent ?? true;
   const toolSchemas: ToolSchemaCache = { schemas: new Map(), complete: false, generation: 0 };
+
+  const warn = (fields: Record<string, unknown>, message: string) => logger?.warn(fields, message);
+
+  const sendUpstream = (message: Record<string, unknown>) =>
+    upstream.send(message as JSONRPCMessage).catch((error: unknown) => {
+      warn({ message: error instanceof Error ? error.message : String(error) }, "sending upstream failed");
+    });
+
+  const sendAgent = (message: Record<string, unknown>, sendOptions?: TransportSendOptions) => {
+    agent?.send(message as JSONRPCMessage, sendOptions).catch(() => undefined);
+  };
+
+  /** Sends the agent the one answer to its request (none after a cancellation) and forgets it. */
+  const answer = (entry: Relayed, body: { result: unknown } | { error: ErrorBody }) => {
+    if (entry.done) return;
+    forget(entry);
+    if (entry.agentId === undefined) return;
+    sendAgent({ jsonrpc: "2.0", id: entry.agentId, ...body });
+  };
+
+  const forget = (entry: Relayed) => {
+    entry.done = true;
+    if (entry.agentId !== undefined && fromAgent.get(entry.agentId) === entry)
+      fromAgent.delete(entry.agentId);
+    if (entry.upstreamId) toUpstream.delete(entry.upstreamId);
+    if (entry.timer) clearTimeout(entry.timer);
+  };
+
+  const refuse = (id: RequestId, code: number, message: string) =>
+    sendAgent({ jsonrpc: "2.0", id, error: { code, message } });
+
+  /** Sends a request upstream under an id of the proxy's, remembering what its answer is for. */
+  const relay = (entry: Relayed, message: Record<string, unknown>, limited: boolean) => {
+    const upstreamId = nextId();
+    entry.upstreamId = upstreamId;
+    toUpstream.set(upstreamId, entry);
+    if (limited) {
+      entry.timer = setTimeout(() => {
+        cancelUpstream(entry, "timed out");
+        answer(entry, {
+          error: errorBody(
+            new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: requestLimit }),
+          ),
+        });
+        entry.settle?.({ error: { code: ErrorCode.RequestTimeout, message: "Request timed out" } });
+      }, requestLimit);
+    }
+    return sendUpstream({ ...message, id: upstreamId });
+  };
+
+  const cancelUpstream = (entry: Relayed, reason: unknown) => {
+    if (!entry.upstreamId || !toUpstream.has(entry.upstreamId)) return;
+    void sendUpstream({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: entry.upstreamId, reason: typeof reason === "string" ? reason : "cancelled" },
+    });
+  };
+
+  /** A request of the proxy's own (the tool list, for schemas): its result, or a thrown McpError. */
+  const ownRequest = (method: string, params?: Record<string, unknown>): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const entry: Relayed = {
+        kind: "own",
+        settle: (outcome) => {
+          forget(entry);
+          if (outcome.error)
+            reject(new McpError(outcome.error.code, outcome.error.message, outcome.error.data));
+          else resolve(outcome.result);
+        },
+      };
+      void relay(entry, { jsonrpc: "2.0", method, ...(params ? { params } : {}) }, true);
+    });
 
   /** Reads the whole tool list once for this generation; a failure leaves the schemas unknown. */
   const fetchToolSchemas = async (): Promise<void> => {
@@ -411,17 +470,16 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const page = await client.listTools(
-          cursor ? { cursor } : undefined,
-          timeout ? { timeout } : undefined,
-        );
+        const page = (await ownRequest("tools/list", cursor ? { cursor } : undefined)) as {
+          nextCursor?: unknown;
+        } | null;
         for (const tool of toolsOf(page)) schemas.set(tool.name, tool.inputSchema);
-        cursor = page.nextCursor;
+        cursor = typeof page?.nextCursor === "string" ? page.nextCursor : undefined;
         pages++;
       } while (cursor && pages < MAX_TOOL_LIST_PAGES);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      logger?.warn({ message }, "tools/list failed: checks go on without the tools' input schemas");
+      warn({ message }, "tools/list failed: checks go on without the tools' input schemas");
     }
     if (generation !== toolSchemas.generation) return;
     for (const [tool, schema] of schemas) toolSchemas.schemas.set(tool, schema);
@@ -429,28 +487,16 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   };
 
   /** The upstream tool's input schema: from the cache, or from one lazy listing when it is not known. */
-  const fetchInputSchema = async (tool: string): Promise<unknown> => {
+  const inputSchemaOf = async (tool: string): Promise<unknown> => {
+    // Known schemas are read at once: no promise on the path of every call.
+    if (toolSchemas.schemas.has(tool) || toolSchemas.complete) return toolSchemas.schemas.get(tool);
+    // Before the agent has initialized the upstream, the proxy may not ask it anything.
+    if (!initialized) return undefined;
     toolSchemas.fetching ??= fetchToolSchemas().finally(() => {
       toolSchemas.fetching = undefined;
     });
     await toolSchemas.fetching;
     return toolSchemas.schemas.get(tool);
-  };
-
-  /** Sends a request upstream as it came: the loose result schema keeps every field of the answer. */
-  const forward = async (
-    request: { method: string; params?: Record<string, unknown> },
-    signal: AbortSignal,
-  ): Promise<ServerResult> => {
-    try {
-      return (await client.request(
-        { method: request.method, ...(request.params ? { params: request.params } : {}) },
-        ResultSchema,
-        { signal, ...(timeout ? { timeout } : {}) },
-      )) as ServerResult;
-    } catch (error) {
-      throw toMcpError({ error });
-    }
   };
 
   /**
@@ -460,11 +506,12 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   const decide = async (call: {
     tool: string;
     args: Record<string, unknown>;
-    signal: AbortSignal;
+    entry: Relayed;
     /** The tool's input schema, for `tools/call`. */
     inputSchema?: unknown;
   }): Promise<{ checkedAs: string; decision: Decision }> => {
-    const checkedAs = `${o.toolPrefix ?? ""}${call.tool}`;
+    const { entry } = call;
+    const checkedAs = `${prefix}${call.tool}`;
     const started = performance.now();
     let decision: Decision;
     try {
@@ -479,19 +526,37 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       // The proxy built the call from the protocol message it forwards (toolCallSubject keeps configured
       // context from replacing it), so its context facts are trusted: they are the real call.
       const trust = { contextFacts: true };
-      decision =
-        o.checkTimeoutMs === 0
-          ? await engine.check({ policy, subject, signal: call.signal, trust })
-          : await checkWithin({
-              policy,
-              subject,
-              getEngine: async () => engine,
-              engineName: engine.name,
-              limitMs: o.checkTimeoutMs,
-              started,
-              signal: call.signal,
-              trust,
-            });
+      // The agent's cancellation reaches the check through this, without an AbortController per call.
+      const cancellation: Cancellation = (cancel) => {
+        if (entry.done) {
+          cancel(entry.cancelReason);
+          return NOOP;
+        }
+        entry.cancelCheck = cancel;
+        return () => {
+          entry.cancelCheck = undefined;
+        };
+      };
+      if (o.checkTimeoutMs === 0) {
+        const controller = new AbortController();
+        const unlink = cancellation((reason) => controller.abort(reason));
+        try {
+          decision = await engine.check({ policy, subject, signal: controller.signal, trust });
+        } finally {
+          unlink();
+        }
+      } else {
+        decision = await checkWithin({
+          policy,
+          subject,
+          getEngine: async () => engine,
+          engineName: engine.name,
+          limitMs: o.checkTimeoutMs,
+          started,
+          cancellation,
+          trust,
+        });
+      }
     } catch (error) {
       const mcpError = toMcpError({ error });
       logger?.error({ tool: checkedAs, code: mcpError.code, message: mcpError.message }, "check failed");
@@ -499,10 +564,11 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     }
     stats.checked++;
     stats.byVerdict[decision.verdict]++;
-    const forwarded = decision.allowed;
+    // Only an allow forwards: ask and deny never do, whatever else the decision says.
+    const forwarded = decision.verdict === "allow" && decision.allowed === true;
     if (forwarded) stats.forwarded++;
     else stats.blocked++;
-    if (logger) {
+    if (callLog) {
       const line = {
         tool: checkedAs,
         verdict: decision.verdict,
@@ -511,7 +577,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         ms: performance.now() - started,
       };
       // Written after the answer, in batches (batched-log.ts): off the path the agent waits on, in order.
-      callLog?.info({ fields: line, message: forwarded ? "forwarded" : "blocked" });
+      callLog.info({ fields: line, message: forwarded ? "forwarded" : "blocked" });
     }
     options.onDecision?.({ tool: call.tool, checkedAs, decision, forwarded });
     return { checkedAs, decision };
@@ -524,24 +590,10 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     return step;
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-    const result = await forward(request, extra.signal);
-    learnTools(toolSchemas, { result, firstPage: !request.params?.cursor });
-    return result;
-  });
-
-  /**
-   * One agent `tools/call`, relayed by the proxy itself (see intercept-transport.ts): checked, then either
-   * answered with the refusal or forwarded upstream under an id of the proxy's own, the answer going back
-   * under the agent's id as it came.
-   */
-  const relayCall = async (call: RelayedCall, params: ToolCallParams): Promise<void> => {
+  /** One agent `tools/call`: checked, then answered with the refusal or forwarded as it was checked. */
+  const relayCall = async (entry: Relayed, params: ToolCallParams): Promise<void> => {
     const tool = params.name;
-    // Known schemas are read at once: no promise on the path of every call.
-    const inputSchema =
-      toolSchemas.schemas.has(tool) || toolSchemas.complete
-        ? toolSchemas.schemas.get(tool)
-        : await fetchInputSchema(tool);
+    const inputSchema = await inputSchemaOf(tool);
     let args = params.arguments ?? {};
     let rewritten = false;
     if (o.realPaths) {
@@ -553,219 +605,305 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         logger?.info({ tool, rewrites: real.rewrites }, "checking and forwarding real paths");
       }
     }
-    const signal = call.controller.signal;
-    const { checkedAs, decision } = await decide({ tool, args, signal, inputSchema });
-    if (signal.aborted) return;
-    if (!decision.allowed) return answer(call, { result: blockedCallResult({ tool, decision }) });
-
-    call.step = remember({ action: checkedAs, args });
-    call.upstreamId = `warden-proxy-${++relayIds}`;
-    awaiting.set(call.upstreamId, call);
-    const limit = timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
-    call.timer = setTimeout(() => {
-      cancelUpstream(call, "timed out");
-      answer(call, {
-        error: errorBody(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: limit })),
-      });
-    }, limit);
-    // Task augmentation is not offered downstream, so only the call itself is forwarded.
-    const forwarded = {
-      name: tool,
-      // What was checked is what is forwarded: the real paths when they were resolved.
-      ...(rewritten
-        ? { arguments: args }
-        : params.arguments !== undefined
-          ? { arguments: params.arguments }
-          : {}),
-      ...(params._meta !== undefined ? { _meta: params._meta } : {}),
-    };
-    await upstream.send({ jsonrpc: "2.0", id: call.upstreamId, method: "tools/call", params: forwarded });
-  };
-
-  /** Sends the agent the answer to a relayed call (once; none after a cancellation) and forgets the call. */
-  const answer = (call: RelayedCall, body: { result: Record<string, unknown> } | { error: ErrorBody }) => {
-    forget(call);
-    if (call.controller.signal.aborted || !agent) return;
-    agent.send({ jsonrpc: "2.0", id: call.agentId, ...body } as JSONRPCMessage).catch(() => undefined);
-  };
-
-  const forget = (call: RelayedCall) => {
-    if (relayed.get(call.agentId) === call) relayed.delete(call.agentId);
-    if (call.upstreamId) awaiting.delete(call.upstreamId);
-    if (call.timer) clearTimeout(call.timer);
-  };
-
-  const cancelUpstream = (call: RelayedCall, reason: string) => {
-    if (!call.upstreamId || !awaiting.has(call.upstreamId)) return;
-    const notification = {
-      jsonrpc: "2.0" as const,
-      method: "notifications/cancelled",
-      params: { requestId: call.upstreamId, reason },
-    };
-    upstream.send(notification).catch(() => undefined);
-  };
-
-  onAgentMessage = (message) => {
-    if (!("method" in message)) return false;
-    const params = (message as { params?: unknown }).params;
-    if (message.method === "tools/call" && "id" in message) {
-      if (!isToolCallParams(params)) return false;
-      const call: RelayedCall = { agentId: message.id, controller: new AbortController() };
-      relayed.set(message.id, call);
-      relayCall(call, params).catch((error) => answer(call, { error: errorBody(toMcpError({ error })) }));
-      return true;
+    if (entry.done) return;
+    const { checkedAs, decision } = await decide({ tool, args, entry, inputSchema });
+    if (entry.done) return;
+    if (decision.verdict !== "allow" || !decision.allowed) {
+      return answer(entry, { result: blockedCallResult({ tool, decision }) });
     }
-    if (message.method === "notifications/cancelled") {
-      const call = relayed.get((params as { requestId?: string | number } | undefined)?.requestId ?? "");
-      if (!call) return false;
-      const reason = (params as { reason?: unknown }).reason;
-      cancelUpstream(call, typeof reason === "string" ? reason : "cancelled");
-      forget(call);
-      call.controller.abort(reason);
-      return true;
-    }
-    return false;
+    entry.step = remember({ action: checkedAs, args });
+    // What was checked is what is forwarded: the real paths when they were resolved; every other field
+    // of params (`_meta`, `task`) as it came.
+    await relay(
+      entry,
+      {
+        jsonrpc: "2.0",
+        method: "tools/call",
+        params: rewritten ? { ...params, name: tool, arguments: args } : params,
+      },
+      true,
+    );
   };
-
-  onUpstreamMessage = (message) => {
-    if ("method" in message || !("id" in message) || typeof message.id !== "string") return false;
-    const call = awaiting.get(message.id);
-    if (!call) return false;
-    if ("result" in message) {
-      if (call.step) {
-        call.step.observation = observationOf(message.result as ServerResult);
-        trimObservations(history);
-      }
-      answer(call, { result: message.result });
-    } else if ("error" in message) {
-      answer(call, { error: message.error });
-    }
-    return true;
-  };
-
-  // Every well-formed tools/call is relayed before the SDK sees it; what reaches here failed its schema.
-  server.setRequestHandler(CallToolRequestSchema, () => {
-    throw new McpError(ErrorCode.InvalidParams, "tools/call: params are not a tool call");
-  });
 
   /**
    * A content request: checked as the call `method` with `args` (unless guardContent is off), then
    * forwarded with exactly the checked fields (and `_meta`), and remembered with its text as observation.
    */
-  const guarded = async (call: {
-    method: "resources/read" | "prompts/get";
-    label: string;
-    args: Record<string, unknown>;
-    params: Record<string, unknown>;
-    signal: AbortSignal;
-  }): Promise<ServerResult> => {
-    if (!guardContent) return forward({ method: call.method, params: call.params }, call.signal);
-    const { checkedAs, decision } = await decide({ tool: call.method, args: call.args, signal: call.signal });
-    if (!decision.allowed) throw refusal({ label: call.label, decision });
-    const step = remember({ action: checkedAs, args: call.args });
-    const result = await forward({ method: call.method, params: call.params }, call.signal);
-    step.observation = contentText(result);
-    trimObservations(history);
-    return result;
+  const relayContent = async (
+    entry: Relayed,
+    call: {
+      method: "resources/read" | "prompts/get";
+      label: string;
+      args: Record<string, unknown>;
+      params: Record<string, unknown>;
+    },
+  ): Promise<void> => {
+    const { checkedAs, decision } = await decide({ tool: call.method, args: call.args, entry });
+    if (entry.done) return;
+    if (decision.verdict !== "allow" || !decision.allowed) {
+      return answer(entry, { error: errorBody(refusal({ label: call.label, decision })) });
+    }
+    entry.step = remember({ action: checkedAs, args: call.args });
+    await relay(entry, { jsonrpc: "2.0", method: call.method, params: call.params }, true);
   };
 
-  if (upstreamResources) {
-    server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => forward(request, extra.signal));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
-      forward(request, extra.signal),
-    );
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
-      const { uri, _meta } = request.params;
-      return guarded({
-        method: "resources/read",
-        label: `resources/read (${uri})`,
-        args: { uri },
-        params: { uri, ...(_meta !== undefined ? { _meta } : {}) },
-        signal: extra.signal,
-      });
-    });
-    if (upstreamResources.subscribe) {
-      server.setRequestHandler(SubscribeRequestSchema, (request, extra) => forward(request, extra.signal));
-      server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) => forward(request, extra.signal));
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
-        server.sendResourceUpdated(notification.params),
+  /** Starts a check that answers the agent itself; a check that throws answers its error. */
+  const guarded = (entry: Relayed, run: Promise<void>) => {
+    run.catch((error: unknown) => answer(entry, { error: errorBody(toMcpError({ error })) }));
+  };
+
+  const onAgentRequest = (message: Extract<Classified, { kind: "request" }>) => {
+    const { id, method } = message;
+    if (fromAgent.has(id)) {
+      return refuse(id, ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already in flight`);
+    }
+    const imitated = lookalike({ method, guarded: GUARDED_METHODS });
+    if (imitated) {
+      warn({ method, imitated }, "refused a method spelled like a guarded one");
+      return refuse(
+        id,
+        ErrorCode.InvalidRequest,
+        `refused: "${method}" is not a method; did you mean ${imitated}?`,
       );
     }
-    if (upstreamResources.listChanged) {
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
-        server.sendResourceListChanged(),
-      );
+    const params = message.params as Record<string, unknown> | undefined;
+    const progressToken = (params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    const entry: Relayed = {
+      agentId: id,
+      kind: "other",
+      ...(progressToken !== undefined ? { progressToken } : {}),
+    };
+    switch (method) {
+      case "tools/call": {
+        if (!isToolCallParams(params)) {
+          return refuse(id, ErrorCode.InvalidParams, "tools/call: params are not a tool call");
+        }
+        entry.kind = "tools/call";
+        fromAgent.set(id, entry);
+        return guarded(entry, relayCall(entry, params));
+      }
+      case "resources/read": {
+        if (!guardContent) break;
+        const uri = params?.uri;
+        if (typeof uri !== "string") {
+          return refuse(id, ErrorCode.InvalidParams, "resources/read: params.uri is not a string");
+        }
+        entry.kind = "content";
+        fromAgent.set(id, entry);
+        return guarded(
+          entry,
+          relayContent(entry, {
+            method: "resources/read",
+            label: `resources/read (${uri})`,
+            args: { uri },
+            params: { uri, ...(params?._meta !== undefined ? { _meta: params._meta } : {}) },
+          }),
+        );
+      }
+      case "prompts/get": {
+        if (!guardContent) break;
+        const name = params?.name;
+        const promptArgs = params?.arguments;
+        if (
+          typeof name !== "string" ||
+          (promptArgs !== undefined &&
+            (typeof promptArgs !== "object" || promptArgs === null || Array.isArray(promptArgs)))
+        ) {
+          return refuse(id, ErrorCode.InvalidParams, "prompts/get: params are not a prompt request");
+        }
+        entry.kind = "content";
+        fromAgent.set(id, entry);
+        return guarded(
+          entry,
+          relayContent(entry, {
+            method: "prompts/get",
+            label: `prompts/get (${name})`,
+            args: { name, arguments: promptArgs ?? {} },
+            params: {
+              name,
+              ...(promptArgs !== undefined ? { arguments: promptArgs } : {}),
+              ...(params?._meta !== undefined ? { _meta: params._meta } : {}),
+            },
+          }),
+        );
+      }
+      case "tools/list":
+        entry.kind = "tools/list";
+        entry.firstPage = typeof params?.cursor !== "string";
+        break;
     }
-  }
+    fromAgent.set(id, entry);
+    void relay(entry, message.message, false);
+  };
 
-  if (upstreamPrompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => forward(request, extra.signal));
-    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
-      const { name: prompt, arguments: promptArgs, _meta } = request.params;
-      const args = { name: prompt, arguments: promptArgs ?? {} };
-      return guarded({
-        method: "prompts/get",
-        label: `prompts/get (${prompt})`,
-        args,
-        params: {
-          name: prompt,
-          ...(promptArgs !== undefined ? { arguments: promptArgs } : {}),
-          ...(_meta !== undefined ? { _meta } : {}),
-        },
-        signal: extra.signal,
-      });
-    });
-    if (upstreamPrompts.listChanged) {
-      client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
-        server.sendPromptListChanged(),
-      );
+  const onAgentNotification = (message: Extract<Classified, { kind: "notification" }>) => {
+    const { method } = message;
+    if (
+      (GUARDED_METHODS as readonly string[]).includes(method) ||
+      lookalike({ method, guarded: GUARDED_METHODS })
+    ) {
+      // A guarded method without an id cannot be answered, and an upstream that ran it would run it unchecked.
+      warn({ method }, "dropped a guarded method sent as a notification");
+      return;
     }
-  }
+    if (method === "notifications/cancelled") {
+      const params = message.params as { requestId?: unknown; reason?: unknown } | undefined;
+      const entry = fromAgent.get(params?.requestId as RequestId);
+      if (!entry) return;
+      const reason = typeof params?.reason === "string" ? params.reason : "cancelled";
+      cancelUpstream(entry, reason);
+      forget(entry);
+      entry.cancelReason = reason;
+      entry.cancelCheck?.(reason);
+      return;
+    }
+    if (method === "notifications/initialized") initialized = true;
+    void sendUpstream(message.message);
+  };
 
-  if (upstreamCompletions) {
-    server.setRequestHandler(CompleteRequestSchema, (request, extra) => forward(request, extra.signal));
-  }
+  /** The agent's answer to a server request: back upstream under the upstream's id. */
+  const onAgentResponse = (message: Extract<Classified, { kind: "response" }>) => {
+    const key = String(message.id);
+    const upstreamId = serverRequestByAgentId.get(key);
+    if (upstreamId === undefined || typeof message.id !== "string") return;
+    serverRequestByAgentId.delete(key);
+    agentIdByServerRequest.delete(upstreamId);
+    void sendUpstream({ ...message.message, id: upstreamId });
+  };
 
-  // A changed tool list may change a schema: forget them all (the next call fetches them again).
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    toolSchemas.generation++;
-    toolSchemas.schemas = new Map();
-    toolSchemas.complete = false;
-    if (upstreamTools?.listChanged) return server.sendToolListChanged();
-  });
+  const onAgentMessage = (value: unknown) => {
+    const message = classifyMessage(value);
+    switch (message.kind) {
+      case "request":
+        return onAgentRequest(message);
+      case "notification":
+        return onAgentNotification(message);
+      case "response":
+        return onAgentResponse(message);
+      default:
+        warn({ reason: message.reason }, "refused a malformed message from the agent");
+        if (message.id !== null)
+          refuse(message.id, ErrorCode.InvalidRequest, `invalid message: ${message.reason}`);
+    }
+  };
+
+  /** The upstream's answer to a relayed request. */
+  const onUpstreamResponse = (message: Extract<Classified, { kind: "response" }>) => {
+    const entry = typeof message.id === "string" ? toUpstream.get(message.id) : undefined;
+    if (!entry) return;
+    const body = message.message as { result?: unknown; error?: ErrorBody };
+    if (entry.settle) return entry.settle(body);
+    if (entry.done) return;
+    if (body.error !== undefined) return answer(entry, { error: body.error });
+    let result = body.result;
+    if (entry.step) {
+      entry.step.observation = entry.kind === "tools/call" ? observationOf(result) : contentText(result);
+      trimObservations(history);
+    } else if (entry.kind === "tools/list") {
+      learnTools(toolSchemas, { result, firstPage: entry.firstPage === true });
+      if (hideDenied) result = withoutDeniedTools(result);
+    }
+    answer(entry, { result });
+  };
+
+  /** A tools/list answer without the tools the policy denies outright (the same object when none is). */
+  const withoutDeniedTools = (result: unknown): unknown => {
+    const tools = toolsOf(result);
+    const kept = tools.filter((tool) => !deniedOutright({ policy, tool: `${prefix}${tool.name}` }));
+    return kept.length === tools.length ? result : { ...(result as object), tools: kept };
+  };
+
+  /** The request of the agent the upstream's message is about, when that can be known (HTTP streams). */
+  const relatedTo = (params: unknown): TransportSendOptions | undefined => {
+    const token = (params as { progressToken?: unknown } | undefined)?.progressToken;
+    if (token === undefined) return undefined;
+    for (const entry of fromAgent.values()) {
+      if (entry.progressToken === token && entry.agentId !== undefined)
+        return { relatedRequestId: entry.agentId };
+    }
+    return undefined;
+  };
+
+  const onUpstreamMessage = (value: unknown) => {
+    const message = classifyMessage(value);
+    switch (message.kind) {
+      case "response":
+        return onUpstreamResponse(message);
+      case "request": {
+        // A server request (elicitation, sampling, roots, ping): to the agent under an id of the proxy's.
+        const agentSideId = nextId();
+        serverRequestByAgentId.set(agentSideId, message.id);
+        agentIdByServerRequest.set(message.id, agentSideId);
+        return sendAgent({ ...message.message, id: agentSideId });
+      }
+      case "notification": {
+        const { method } = message;
+        if (method === "notifications/cancelled") {
+          const params = message.params as { requestId?: unknown } | undefined;
+          const agentSideId = agentIdByServerRequest.get(params?.requestId as RequestId);
+          if (agentSideId === undefined) return;
+          agentIdByServerRequest.delete(params?.requestId as RequestId);
+          serverRequestByAgentId.delete(agentSideId);
+          return sendAgent({ ...message.message, params: { ...params, requestId: agentSideId } });
+        }
+        if (method === "notifications/tools/list_changed") {
+          // A changed tool list may change a schema: forget them all (the next call fetches them again).
+          toolSchemas.generation++;
+          toolSchemas.schemas = new Map();
+          toolSchemas.complete = false;
+        }
+        return sendAgent(
+          message.message,
+          method === "notifications/progress" ? relatedTo(message.params) : undefined,
+        );
+      }
+      default:
+        warn({ reason: message.reason }, "dropped a malformed message from the upstream");
+    }
+  };
 
   let closing: Promise<void> | undefined;
+  let resolveClosed: () => void = NOOP;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
   const close = () => {
-    closing ??= (async () => {
+    if (closing) return closing;
+    // Assigned before anything runs: closing a transport calls its onclose, which lands here again.
+    let finish: () => void = NOOP;
+    closing = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    void (async () => {
       callLog?.flush();
-      // Calls still waiting for the upstream are answered as the SDK answers requests on a closed connection.
+      // Requests still waiting are answered as the SDK answers requests on a closed connection.
       const closedError = errorBody(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
-      for (const call of [...relayed.values()]) {
-        answer(call, { error: closedError });
-        call.controller.abort();
+      for (const entry of [...fromAgent.values()]) {
+        answer(entry, { error: closedError });
+        entry.cancelCheck?.("closed");
       }
-      await server.close().catch(() => undefined);
-      await client.close().catch(() => undefined);
+      for (const entry of [...toUpstream.values()]) entry.settle?.({ error: closedError });
+      await agent?.close().catch(() => undefined);
+      await upstream.close().catch(() => undefined);
+      resolveClosed();
+      finish();
     })();
     return closing;
   };
-  const closed = new Promise<void>((resolve) => {
-    client.onclose = () => {
-      void close().then(resolve);
-    };
-    server.onclose = () => {
-      void close().then(resolve);
-    };
-  });
+
+  upstream.onmessage = (message) => onUpstreamMessage(message);
+  upstream.onclose = () => void close();
+  upstream.onerror = (error) => warn({ message: error.message }, "upstream transport error");
+  await upstream.start();
 
   return {
-    server,
-    client,
-    connect: ({ transport }) => {
+    connect: async ({ transport }) => {
+      if (agent) throw new Error("the guard proxy serves one agent connection");
       agent = transport;
-      return server.connect(
-        interceptTransport({ transport, intercept: (message) => onAgentMessage(message) }),
-      );
+      transport.onmessage = (message) => onAgentMessage(message);
+      transport.onclose = () => void close();
+      transport.onerror = (error) => warn({ message: error.message }, "agent transport error");
+      await transport.start();
     },
     stats: () => ({ ...stats, byVerdict: { ...stats.byVerdict } }),
     closed,

@@ -52,3 +52,10 @@ describe("loadPolicy confines text files to the policy's folder", () => {
     expect(() => loadPolicy({ ref: "/dev/null" })).toThrow(/INVALID_POLICY|not a regular file/);
   });
 });
+
+describe("loadPolicy's options", () => {
+  it("answers a wrong option with an error naming the field", () => {
+    expect(() => loadPolicy({ name: "mcp-tools" } as never)).toThrow(/loadPolicy options: ref/);
+    expect(() => loadPolicy({ ref: "" })).toThrow(/ref/);
+  });
+});

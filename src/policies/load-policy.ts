@@ -19,6 +19,7 @@ import {
   statSync,
 } from "node:fs";
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { lazyModule } from "../core/lazy-module.js";
 import { MAX_POLICY_FILE_BYTES } from "../core/limits.js";
@@ -158,9 +159,21 @@ export function parsePolicyDocument(options: { document: unknown; dir: string; w
   });
 }
 
-export function loadPolicy(options: { ref: string; cwd?: string }): LoadedPolicy {
-  const { ref } = options;
-  const cwd = options.cwd ?? process.cwd();
+const LoadPolicyOptionsSchema = z
+  .object({
+    /** A bundled policy's name, or a policy file or directory (resolved against `cwd`). */
+    ref: z.string().min(1),
+    cwd: z.string().min(1).optional(),
+  })
+  .strict();
+
+export function loadPolicy(options: z.input<typeof LoadPolicyOptionsSchema>): LoadedPolicy {
+  const { ref, cwd: given } = parseWith({
+    schema: LoadPolicyOptionsSchema,
+    value: options,
+    what: "loadPolicy options",
+  });
+  const cwd = given ?? process.cwd();
   const candidate = resolve(cwd, ref);
   let path: string | undefined;
   let bundled = false;

@@ -3,7 +3,7 @@
  * a toolbox or a memory. The CLI, the HTTP server, the MCP server and the benchmark all build engines
  * through here, so an engine behaves the same wherever it is called from.
  *
- * The model engines (guardagent, baseline) are wrapped once, here, in the deterministic floor
+ * The model engines (guardagent and the baselines: baseline, llamaguard, direct, rule-traverse) are wrapped once, here, in the deterministic floor
  * (src/engines/deterministic-floor.ts): a compiled deny or ask reached with every fact determined
  * stands whatever the model says, and the Decision carries both views.
  *
@@ -28,7 +28,16 @@ import type { ToolFunction } from "../toolbox/tool-function.js";
 import { createToolbox } from "../toolbox/toolbox.js";
 import { createCheckPool } from "./offload/check-pool.js";
 
-export const ENGINE_NAMES = ["auto", "compiled", "guardagent", "baseline", "shield"] as const;
+export const ENGINE_NAMES = [
+  "auto",
+  "compiled",
+  "guardagent",
+  "baseline",
+  "llamaguard",
+  "direct",
+  "rule-traverse",
+  "shield",
+] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
 export interface EngineSetup {
@@ -65,23 +74,34 @@ export interface EngineHandle {
 
 /** The modules the model engines need, imported together when the first one is built. */
 async function modelEngineModules() {
-  const [guardagent, baseline, sandbox] = await Promise.all([
+  const [guardagent, baseline, llamaguard, policyBaselines, sandbox] = await Promise.all([
     import("../engines/guardagent/guardagent-engine.js"),
     import("../engines/baselines/model-guard-engine.js"),
+    import("../engines/baselines/llamaguard-engine.js"),
+    import("../engines/baselines/policy-baselines.js"),
     import("../sandbox/quickjs-sandbox.js"),
   ]);
   return {
     createGuardAgentEngine: guardagent.createGuardAgentEngine,
     createModelGuardEngine: baseline.createModelGuardEngine,
+    createLlamaGuardEngine: llamaguard.createLlamaGuardEngine,
+    createPolicyBaselineEngine: policyBaselines.createPolicyBaselineEngine,
     createQuickJsSandbox: sandbox.createQuickJsSandbox,
   };
 }
 
-/** Whether a setup builds a model engine (guardagent or baseline, or auto's fallback with a model). */
+/** The engines that always decide with a model (auto does only as its fallback, when given one). */
+const MODEL_ENGINES: ReadonlySet<EngineName> = new Set([
+  "guardagent",
+  "baseline",
+  "llamaguard",
+  "direct",
+  "rule-traverse",
+]);
+
+/** Whether a setup builds a model engine (one of MODEL_ENGINES, or auto's fallback with a model). */
 function usesModelEngine(setup: EngineSetup): boolean {
-  return (
-    setup.engine === "guardagent" || setup.engine === "baseline" || (setup.engine === "auto" && !!setup.model)
-  );
+  return MODEL_ENGINES.has(setup.engine) || (setup.engine === "auto" && !!setup.model);
 }
 
 export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
@@ -173,6 +193,23 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
           ...(setup.retrieval ? { retrieval: setup.retrieval } : {}),
           sandbox: getSandbox(),
           toolbox,
+          failMode,
+        }),
+        compiled: floor,
+      });
+      break;
+    case "llamaguard":
+      engine = withDeterministicFloor({
+        engine: modules!.createLlamaGuardEngine({ model: needModel("llamaguard"), failMode }),
+        compiled: floor,
+      });
+      break;
+    case "direct":
+    case "rule-traverse":
+      engine = withDeterministicFloor({
+        engine: modules!.createPolicyBaselineEngine({
+          method: setup.engine,
+          model: needModel(setup.engine),
           failMode,
         }),
         compiled: floor,

@@ -200,25 +200,38 @@ export function createGuardService(options: {
     },
     async checkToolCall({ call, ...rest }) {
       const policy = getPolicy({ name: rest.policy });
-      const resolved = resolveToolName({ policy, name: call.name });
-      if ("ambiguous" in resolved) {
+      // The call and every earlier step name their tools the provider's way: a temporal rule over
+      // `secrets.read` must see the `secrets_read` that ran before this call, not only the call itself.
+      const names = [call.name, ...(call.history ?? []).map((step) => step.action)].map((name) => ({
+        name,
+        resolved: resolveToolName({ policy, name }),
+      }));
+      for (const { name, resolved } of names) {
+        if (!("ambiguous" in resolved)) continue;
         // Which rules govern the call cannot be known: never an allow, whatever fail mode is configured.
         const decision = failureDecision({
           engine: rest.engine ?? engines.defaultEngine,
           policy: policyRef(policy),
           code: "INVALID_INPUT",
-          message: `tool "${call.name}" could be any of ${resolved.ambiguous.map((n) => `"${n}"`).join(", ")} in policy ${policy.name}; name it exactly or add a toolAliases entry`,
+          message: `tool "${name}" could be any of ${resolved.ambiguous.map((n) => `"${n}"`).join(", ")} in policy ${policy.name}; name it exactly or add a toolAliases entry`,
           mode: "closed",
         });
         stats.recordDecision({ policy: rest.policy, decision, ms: 0 });
         return decision;
       }
+      const policyName = (index: number) => {
+        const { resolved } = names[index]!;
+        return "name" in resolved ? resolved.name : names[index]!.name;
+      };
+      const history = (call.history ?? []).map((step, i) =>
+        policyName(i + 1) === step.action ? step : { ...step, action: policyName(i + 1) },
+      );
       const subject = toolCallSubject({
-        tool: resolved.name,
+        tool: policyName(0),
         args: call.arguments,
         ...(call.input !== undefined ? { task: call.input } : {}),
         ...(call.context ? { context: call.context } : {}),
-        ...(call.history ? { history: call.history } : {}),
+        ...(call.history ? { history } : {}),
         ...(call.id !== undefined ? { id: call.id } : {}),
       });
       return service.check({ ...rest, subject });

@@ -1,6 +1,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { streamText } from "ai";
+import { generateText, stepCountIs, streamText, tool } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { startAnthropicServer } from "./anthropic-server.js";
 import type { ModelServer, RespondArgs } from "./model-server-common.js";
 
@@ -35,6 +36,43 @@ describe("startAnthropicServer", () => {
       { role: "user", content: "go" },
     ]);
   });
+
+  for (const stream of [false, true]) {
+    it(`scripts tool_use blocks through a multi-step loop (${stream ? "streaming" : "plain"})`, async () => {
+      const seen: RespondArgs[] = [];
+      server = await startAnthropicServer({
+        respond: (args) => {
+          seen.push(args);
+          return args.index === 0
+            ? { text: "Checking.", toolCalls: [{ name: "weather", arguments: { city: "Oslo" } }] }
+            : `Result: ${args.messages.at(-1)?.toolResults?.[0]?.content}`;
+        },
+      });
+      const ran: unknown[] = [];
+      const provider = createAnthropic({ apiKey: "k", baseURL: server.url });
+      const options = {
+        model: provider("claude-sonnet-4-5"),
+        prompt: "Weather?",
+        tools: {
+          weather: tool({
+            inputSchema: z.object({ city: z.string() }),
+            execute: async (input: { city: string }) => {
+              ran.push(input);
+              return "cold";
+            },
+          }),
+        },
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
+      };
+      const text = stream ? await streamText(options).text : (await generateText(options)).text;
+      expect(ran).toEqual([{ city: "Oslo" }]);
+      expect(text).toBe("Result: cold");
+      expect(seen[1]?.messages.at(-2)?.toolCalls).toEqual([
+        { id: "call_0_0", name: "weather", arguments: '{"city":"Oslo"}' },
+      ]);
+    });
+  }
 
   it("sends scripted errors in Anthropic's error shape", async () => {
     server = await startAnthropicServer({ respond: () => ({ status: 529 }) });

@@ -1,14 +1,43 @@
 /**
  * Shared plumbing of the loopback model servers used in tests: a node:http server on 127.0.0.1 port 0
- * that records every request, lets the test script each reply (text, HTTP error, slow answer), and shuts
- * down without leaving sockets or timers behind. The protocol-specific servers build on it.
+ * that records every request, lets the test script each reply (text, tool calls, HTTP error, slow
+ * answer), and shuts down without leaving sockets or timers behind. The protocol-specific servers build
+ * on it. Tool calls are scripted so an agent loop (the AI SDK's multi-step `generateText`, an agents SDK)
+ * can be driven end to end: the script sees the tool results the client sent back and picks the next step.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
+/** A tool call as a message carries it: the arguments as the JSON text the protocol sent. */
+export interface ServerToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A tool's result as the client sent it back, its content as text. */
+export interface ServerToolResult {
+  toolCallId: string;
+  content: string;
+}
+
 export interface ServerMessage {
   role: string;
   content: string;
+  /** The calls an assistant message made (absent when none). */
+  toolCalls?: ServerToolCall[];
+  /** The tool results a message carries (OpenAI: one per "tool" message; Anthropic: a user message's blocks). */
+  toolResults?: ServerToolResult[];
+}
+
+/**
+ * A tool call the script asks the model to make. `arguments` is an object, or JSON text (send malformed
+ * text to test a client's repair path). `id` defaults to `call_<request>_<position>`.
+ */
+export interface ScriptedToolCall {
+  name: string;
+  arguments?: Record<string, unknown> | string;
+  id?: string;
 }
 
 export interface RespondArgs {
@@ -21,10 +50,14 @@ export interface RespondArgs {
   index: number;
 }
 
-/** A reply: the assistant's text; an HTTP error; or text after a delay (a slow server). */
+/**
+ * A reply: the assistant's text; tool calls (with optional text before them); an HTTP error; any of
+ * them after a delay (a slow server).
+ */
 export type ScriptedServerReply =
   | string
   | { text: string; delayMs?: number }
+  | { toolCalls: ScriptedToolCall[]; text?: string; delayMs?: number }
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number };
 
 export type Respond = (args: RespondArgs) => ScriptedServerReply | Promise<ScriptedServerReply>;
@@ -77,12 +110,34 @@ export function contentText(content: unknown): string {
   return "";
 }
 
+/** Most tool calls one scripted reply may make (a script bug, not a test, would ask for more). */
+export const MAX_SCRIPTED_TOOL_CALLS = 64;
+
+/** What the server sends back for a successful reply: text, and the tool calls with ids and JSON text. */
+export interface AssistantReply {
+  text: string;
+  toolCalls: ServerToolCall[];
+}
+
 export type ResolvedReply =
-  | { kind: "text"; text: string; delayMs: number }
+  | ({ kind: "reply"; delayMs: number } & AssistantReply)
   | { kind: "error"; status: number; body: unknown; headers: Record<string, string>; delayMs: number };
 
-export function resolveReply(reply: ScriptedServerReply): ResolvedReply {
-  if (typeof reply === "string") return { kind: "text", text: reply, delayMs: 0 };
+function resolveToolCalls(options: { calls: ScriptedToolCall[]; index: number }): ServerToolCall[] {
+  const { calls, index } = options;
+  if (calls.length > MAX_SCRIPTED_TOOL_CALLS) {
+    throw new Error(`a scripted reply makes ${calls.length} tool calls; at most ${MAX_SCRIPTED_TOOL_CALLS}`);
+  }
+  return calls.map((call, position) => ({
+    id: call.id ?? `call_${index}_${position}`,
+    name: call.name,
+    arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+  }));
+}
+
+/** A scripted reply in one shape; `index` (the request's number) makes tool-call ids deterministic. */
+export function resolveReply(reply: ScriptedServerReply, index = 0): ResolvedReply {
+  if (typeof reply === "string") return { kind: "reply", text: reply, toolCalls: [], delayMs: 0 };
   if ("status" in reply) {
     return {
       kind: "error",
@@ -92,7 +147,15 @@ export function resolveReply(reply: ScriptedServerReply): ResolvedReply {
       delayMs: reply.delayMs ?? 0,
     };
   }
-  return { kind: "text", text: reply.text, delayMs: reply.delayMs ?? 0 };
+  if ("toolCalls" in reply) {
+    return {
+      kind: "reply",
+      text: reply.text ?? "",
+      toolCalls: resolveToolCalls({ calls: reply.toolCalls, index }),
+      delayMs: reply.delayMs ?? 0,
+    };
+  }
+  return { kind: "reply", text: reply.text, toolCalls: [], delayMs: reply.delayMs ?? 0 };
 }
 
 export interface RouteContext {
@@ -110,25 +173,37 @@ export interface RouteContext {
 /**
  * The part of answering a completion request that every protocol shares: asks the script for the reply,
  * waits out its delay, and sends a scripted HTTP error (its own body, or `errorBody(status)` in the
- * protocol's error shape). Resolves to the reply's text, or null when nothing is left to send (the error
- * went out, or the client went away during the delay).
+ * protocol's error shape). Resolves to the reply (text and tool calls), or null when nothing is left to
+ * send (the error went out, or the client went away during the delay).
  */
-export async function scriptedReplyText(options: {
+export async function scriptedReply(options: {
   ctx: RouteContext;
   respond: Respond;
   messages: ServerMessage[];
   model: string;
   errorBody: (status: number) => unknown;
-}): Promise<string | null> {
+}): Promise<AssistantReply | null> {
   const { ctx, messages, model } = options;
   const body = ctx.body ?? {};
-  const reply = resolveReply(await options.respond({ messages, model, body, index: ctx.nextIndex() }));
+  const index = ctx.nextIndex();
+  const reply = resolveReply(await options.respond({ messages, model, body, index }), index);
   if (reply.delayMs > 0 && !(await ctx.wait(reply.delayMs))) return null;
   if (reply.kind === "error") {
     sendJson(ctx.res, reply.status, reply.body ?? options.errorBody(reply.status), reply.headers);
     return null;
   }
-  return reply.text;
+  return { text: reply.text, toolCalls: reply.toolCalls };
+}
+
+/** A value as text for a script to read: strings as they are, anything else as JSON. */
+export function asText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "";
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return String(value);
+  }
 }
 
 export function sendJson(

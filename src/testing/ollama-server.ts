@@ -12,7 +12,7 @@ import {
   type Respond,
   type RouteContext,
   type ServerMessage,
-  scriptedReplyText,
+  scriptedReply,
   sendJson,
   startModelServer,
   writeEventStream,
@@ -39,14 +39,17 @@ async function chat(ctx: RouteContext, options: OllamaServerOptions): Promise<vo
   const body = ctx.body ?? {};
   const messages = toMessages(body);
   const model = typeof body.model === "string" ? body.model : "unknown";
-  const text = await scriptedReplyText({
+  const reply = await scriptedReply({
     ctx,
     respond: options.respond,
     messages,
     model,
     errorBody: (status) => ({ error: `scripted HTTP ${status}` }),
   });
-  if (text === null) return;
+  if (reply === null) return;
+  // Tool calls are scripted on the OpenAI and Anthropic servers; here a script asking for them is a bug.
+  if (reply.toolCalls.length > 0) throw new Error("the Ollama loopback server does not script tool calls");
+  const { text } = reply;
   const createdAt = new Date().toISOString();
   const final = {
     model,

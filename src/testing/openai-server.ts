@@ -1,9 +1,12 @@
 /**
  * A loopback server speaking the OpenAI chat-completions protocol (plain and SSE streaming), plus
  * /v1/embeddings and /v1/models, so clients are tested through their real HTTP code path with scripted
- * answers, errors and delays. Usage is filled with word counts so accounting can be checked exactly.
+ * answers, tool calls, errors and delays. Usage is filled with word counts so accounting can be checked
+ * exactly (a tool call counts the words of its name and arguments).
  */
 import {
+  type AssistantReply,
+  asText,
   chunkText,
   contentText,
   countWords,
@@ -12,7 +15,8 @@ import {
   type Respond,
   type RouteContext,
   type ServerMessage,
-  scriptedReplyText,
+  type ServerToolCall,
+  scriptedReply,
   sendJson,
   startModelServer,
   writeEventStream,
@@ -36,30 +40,73 @@ function openAIError(status: number, message: string) {
   return { error: { message, type, param: null, code: null } };
 }
 
+/** The calls of an assistant message (`tool_calls`), or undefined when it made none. */
+function toolCallsOf(value: unknown): ServerToolCall[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  return value.map((c) => {
+    const call = (c ?? {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+    return {
+      id: String(call.id ?? ""),
+      name: String(call.function?.name ?? ""),
+      arguments: asText(call.function?.arguments),
+    };
+  });
+}
+
 function toMessages(body: Record<string, unknown>): ServerMessage[] {
   const list = Array.isArray(body.messages) ? body.messages : [];
   return list.map((m) => {
-    const message = (m ?? {}) as { role?: unknown; content?: unknown };
-    return { role: String(message.role ?? "user"), content: contentText(message.content) };
+    const message = (m ?? {}) as {
+      role?: unknown;
+      content?: unknown;
+      tool_calls?: unknown;
+      tool_call_id?: unknown;
+    };
+    const role = String(message.role ?? "user");
+    const out: ServerMessage = { role, content: contentText(message.content) };
+    const toolCalls = toolCallsOf(message.tool_calls);
+    if (toolCalls) out.toolCalls = toolCalls;
+    if (role === "tool") {
+      out.toolResults = [{ toolCallId: String(message.tool_call_id ?? ""), content: out.content }];
+    }
+    return out;
   });
+}
+
+/** The words a message or reply is counted as: its text and its calls' names and arguments. */
+function wordsOf(options: { content: string; toolCalls?: ServerToolCall[] }): number {
+  const calls = options.toolCalls ?? [];
+  return countWords(options.content) + calls.reduce((n, c) => n + countWords(`${c.name} ${c.arguments}`), 0);
+}
+
+/** The `tool_calls` of a reply in OpenAI's shape (plain answer; streaming adds `index`). */
+function openAIToolCalls(reply: AssistantReply) {
+  return reply.toolCalls.map((call) => ({
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.arguments },
+  }));
 }
 
 async function chatCompletion(ctx: RouteContext, options: OpenAIServerOptions): Promise<void> {
   const body = ctx.body ?? {};
   const messages = toMessages(body);
   const model = typeof body.model === "string" ? body.model : "unknown";
-  const text = await scriptedReplyText({
+  const reply = await scriptedReply({
     ctx,
     respond: options.respond,
     messages,
     model,
     errorBody: (status) => openAIError(status, `scripted HTTP ${status}`),
   });
-  if (text === null) return;
+  if (reply === null) return;
+  const { text } = reply;
+  const calls = reply.toolCalls.length > 0;
+  const finishReason = calls ? "tool_calls" : "stop";
   const id = `chatcmpl-${Math.random().toString(36).slice(2, 10)}`;
   const created = Math.floor(Date.now() / 1000);
-  const promptTokens = messages.reduce((sum, m) => sum + countWords(m.content), 0);
-  const completionTokens = countWords(text);
+  const promptTokens = messages.reduce((sum, m) => sum + wordsOf(m), 0);
+  const completionTokens = wordsOf({ content: text, toolCalls: reply.toolCalls });
   const usage = {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
@@ -74,9 +121,14 @@ async function chatCompletion(ctx: RouteContext, options: OpenAIServerOptions): 
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: text, refusal: null },
+          message: {
+            role: "assistant",
+            content: calls && text === "" ? null : text,
+            refusal: null,
+            ...(calls ? { tool_calls: openAIToolCalls(reply) } : {}),
+          },
           logprobs: null,
-          finish_reason: "stop",
+          finish_reason: finishReason,
         },
       ],
       usage,
@@ -96,10 +148,30 @@ async function chatCompletion(ctx: RouteContext, options: OpenAIServerOptions): 
   });
   writeEventStream(ctx.res);
   frame(chunk({ role: "assistant", content: "" }, null));
-  for (const piece of chunkText(text)) frame(chunk({ content: piece }, null));
-  frame(chunk({}, "stop"));
+  if (text !== "" || !calls) for (const piece of chunkText(text)) frame(chunk({ content: piece }, null));
+  // Each call as OpenAI streams it: id and name first, then the arguments in pieces.
+  openAIToolCalls(reply).forEach((call, index) => {
+    const head = {
+      index,
+      id: call.id,
+      type: "function",
+      function: { name: call.function.name, arguments: "" },
+    };
+    frame(chunk({ tool_calls: [head] }, null));
+    for (const piece of argumentPieces(call.function.arguments)) {
+      frame(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
+    }
+  });
+  frame(chunk({}, finishReason));
   if (includeUsage) frame({ id, object: "chat.completion.chunk", created, model, choices: [], usage });
   ctx.res.end("data: [DONE]\n\n");
+}
+
+/** JSON text in two pieces, so a streaming client really assembles the arguments. */
+function argumentPieces(text: string): string[] {
+  if (text.length < 2) return [text];
+  const half = Math.floor(text.length / 2);
+  return [text.slice(0, half), text.slice(half)];
 }
 
 function embeddings(ctx: RouteContext, options: OpenAIServerOptions): void {

@@ -73,7 +73,11 @@ export function registerBenchCommand(options: { program: Command }): void {
       "--trajectories <file>",
       "st-webagentbench: labelled trajectories to replay (JSONL; bench/suites/write-st-webagentbench-suite.ts writes ours)",
     )
-    .option("--engine <engine>", "compiled | auto | guardagent | baseline | shield", "compiled")
+    .option(
+      "--engine <engine>",
+      "compiled | auto | guardagent | baseline | llamaguard | direct | rule-traverse | shield",
+      "compiled",
+    )
     .option(
       "--policy <name|file>",
       "policy to judge against (qa format; defaults to the dataset's bundled policy)",

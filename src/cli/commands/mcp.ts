@@ -1,7 +1,8 @@
 /**
  * `warden mcp serve`: Warden's MCP server (tools warden_check, warden_policies) on stdio.
- * `warden mcp proxy --policy <p> -- <command> [args...]`: the guard proxy on stdio in front of an upstream
- * MCP server started as a child process; calls the policy does not allow never reach it.
+ * `warden mcp proxy --policy <p> -- <command> [args...]`: the guard proxy on stdio (or Streamable HTTP with
+ * `--http <port>`) in front of an upstream MCP server started as a child process; calls the policy does
+ * not allow never reach it.
  * stdout carries the protocol, so everything else (logs, errors) goes to stderr.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -10,6 +11,8 @@ import { z } from "zod";
 import { WardenError } from "../../core/errors.js";
 import { parseWith } from "../../core/validate.js";
 import { createGuardedMcpProxy } from "../../mcp/guarded-mcp-proxy.js";
+import { rawStdio } from "../../mcp/raw-stdio.js";
+import { serveGuardedMcpProxyHttp } from "../../mcp/serve-http.js";
 import { createWardenMcpServer } from "../../mcp/warden-mcp-server.js";
 import { openGuardService } from "../../runtime/open-guard-service.js";
 import { createServerLogger } from "../../server/request-log.js";
@@ -30,6 +33,13 @@ const ProxyOptionsSchema = z.object({
   toolPrefix: z.string().optional(),
   guardContent: z.boolean().default(true),
   realPaths: z.boolean().default(false),
+  http: z
+    .string()
+    .regex(/^\d+$/, "a port number")
+    .transform(Number)
+    .pipe(z.number().int().max(65_535))
+    .optional(),
+  host: z.string().min(1).optional(),
   logLevel: LogLevelSchema,
 });
 
@@ -93,7 +103,7 @@ export function registerMcpCommand(options: { program: Command }): void {
     .argument("<command>", "the upstream MCP server's command (after --)")
     .argument("[args...]", "its arguments")
     .usage("--policy <name|file> [options] -- <command> [args...]");
-  addCheckTimeoutOption({ command: addGuardOptions({ command: proxy }) })
+  addCheckTimeoutOption({ command: addGuardOptions({ command: proxy, policy: "one" }) })
     .option("--task <text>", "the agent's task, checked as the agent input of every call")
     .option("--context <json|file>", 'facts added to every check, e.g. \'{"identity":"engineer"}\'')
     .option(
@@ -109,6 +119,11 @@ export function registerMcpCommand(options: { program: Command }): void {
       "check and forward the real path of each path argument (symbolic links resolved here): for a filesystem server on this machine",
     )
     .option(
+      "--http <port>",
+      "serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (one session)",
+    )
+    .option("--host <host>", "the address --http binds (default 127.0.0.1)")
+    .option(
       "--log-level <level>",
       "fatal | error | warn | info | debug | trace | silent (logs go to stderr)",
       "info",
@@ -122,25 +137,28 @@ export function registerMcpCommand(options: { program: Command }): void {
           toolPrefix: raw.toolPrefix,
           guardContent: raw.guardContent,
           realPaths: raw.realPaths,
+          http: raw.http,
+          host: raw.host,
           logLevel: raw.logLevel,
         },
         what: "mcp proxy options",
       });
-      const guard = guardOptionsFrom({ raw });
+      // --policy names one policy (commander requires it, as its help says); a directory must hold one.
+      const guard = { ...guardOptionsFrom({ raw }), policies: [String(raw.policy)] };
       const checkTimeout = checkTimeoutFrom({ raw });
-      if (guard.policies?.length !== 1) {
-        throw new WardenError({
-          code: "INVALID_INPUT",
-          message:
-            "warden mcp proxy needs exactly one --policy (the policy every tool call is checked against)",
-          details: { fields: ["--policy"] },
-        });
-      }
       const context = await readContext(o.context);
       const logger = createServerLogger({ level: o.logLevel, name: "warden-proxy" });
       const service = await openGuardService(guard);
       try {
-        const [summary] = service.listPolicies();
+        const policies = service.listPolicies();
+        if (policies.length !== 1) {
+          throw new WardenError({
+            code: "INVALID_INPUT",
+            message: `warden mcp proxy checks every call against one policy; --policy ${String(raw.policy)} holds ${policies.length}`,
+            details: { fields: ["--policy"] },
+          });
+        }
+        const [summary] = policies;
         const policy = service.getPolicy({ name: summary!.name });
         const engine = await service.getEngine({});
         const guarded = await createGuardedMcpProxy({
@@ -156,9 +174,20 @@ export function registerMcpCommand(options: { program: Command }): void {
           logger,
         });
         try {
-          await guarded.connect({ transport: new StdioServerTransport() });
-          logger.info({ policy: policy.name, engine: engine.name, upstream: command }, "guarding on stdio");
-          const reason = await untilStopped({ stdin: true, also: guarded.closed });
+          const where = { policy: policy.name, engine: engine.name, upstream: command };
+          if (o.http !== undefined) {
+            const http = await serveGuardedMcpProxyHttp({
+              proxy: guarded,
+              port: o.http,
+              ...(o.host ? { host: o.host } : {}),
+            });
+            logger.info({ ...where, url: http.url.href }, "guarding on Streamable HTTP");
+          } else {
+            // Read without the SDK's per-message schema: the proxy reads every message itself.
+            await guarded.connect({ transport: rawStdio(new StdioServerTransport()).transport });
+            logger.info(where, "guarding on stdio");
+          }
+          const reason = await untilStopped({ stdin: o.http === undefined, also: guarded.closed });
           logger.info({ reason, ...guarded.stats() }, "stopping");
         } finally {
           await guarded.close();
