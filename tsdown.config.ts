@@ -48,6 +48,8 @@ export default defineConfig([
       "testing/index": "src/testing/index.ts",
       // warden/ai-sdk: imports only types from `ai` (an optional peer), so nothing of it is bundled.
       "integrations/ai-sdk/index": "src/integrations/ai-sdk/index.ts",
+      "integrations/openai-agents/index": "src/integrations/openai-agents/index.ts",
+      "integrations/langchain/index": "src/integrations/langchain/index.ts",
       // The sandbox starts its workers from this file, found beside the bundled module.
       "sandbox/quickjs-worker": "src/sandbox/quickjs-worker.ts",
       // The check pool starts its workers from this file, found under runtime/offload/ of the bundle.

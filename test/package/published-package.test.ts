@@ -222,9 +222,126 @@ await guard.close();
 process.stdout.write(JSON.stringify({ sent, text: result.text, feedback: result.steps[0].toolResults[0].output }));
 `;
 
+/** The framework integrations' types, as an application with the peers installed writes them. */
+const PEERS_TS = `
+import { Agent, tool } from "@openai/agents";
+import { tool as langchainTool, type DynamicStructuredTool } from "@langchain/core/tools";
+import { z } from "zod";
+import { createGuard, type Guard } from "warden";
+import {
+  WardenToolDeniedError,
+  wardenDenialOf,
+  wardenInputGuardrail,
+  wardenNeedsApproval,
+  wardenOutputGuardrail,
+  wardenToolInputGuardrail,
+} from "warden/openai-agents";
+import { wardenTools, type ApprovalRequest } from "warden/langchain";
+
+export async function build(): Promise<{ agent: Agent; tools: DynamicStructuredTool[] }> {
+  const guard: Guard = await createGuard({ policy: "mcp-tools" });
+  const deleteFile = tool({
+    name: "filesystem_delete_file",
+    description: "Delete a file",
+    parameters: z.object({ path: z.string() }),
+    inputGuardrails: [wardenToolInputGuardrail({ guard, mode: "approval" })],
+    needsApproval: wardenNeedsApproval({ guard, tool: "filesystem_delete_file" }),
+    execute: async ({ path }) => \`deleted \${path}\`,
+  });
+  const agent = new Agent({
+    name: "ops",
+    tools: [deleteFile],
+    inputGuardrails: [wardenInputGuardrail({ guard })],
+    outputGuardrails: [wardenOutputGuardrail({ guard })],
+  });
+  const issue = langchainTool(async ({ title }: { title: string }) => title, {
+    name: "github_create_issue",
+    description: "Open an issue",
+    schema: z.object({ title: z.string() }),
+  });
+  const approve = async (request: ApprovalRequest) => request.tool === "github_create_issue";
+  const tools = await wardenTools({ guard, tools: [issue], mode: "approval", approve });
+  return { agent, tools };
+}
+
+export const denial: WardenToolDeniedError | undefined = wardenDenialOf({ error: new Error("x") });
+`;
+
+/**
+ * The three OpenAI Agents guardrails and the LangChain tools at work from the installed package: a
+ * scripted model (the SDK's own Model interface) asks to delete a file outside /tmp, reads the refusal
+ * and deletes under /tmp; mind2web-sc's input guardrail stops a minor's hotel booking and lets an
+ * adult's through, whose answer passes the output guardrail; a guarded LangChain tool refuses a
+ * repository deletion.
+ */
+const PEERS_MJS = `
+import { Agent, InputGuardrailTripwireTriggered, Runner, Usage, tool } from "@openai/agents";
+import { tool as langchainTool } from "@langchain/core/tools";
+import { z } from "zod";
+import { createGuard } from "warden";
+import { wardenInputGuardrail, wardenOutputGuardrail, wardenToolInputGuardrail } from "warden/openai-agents";
+import { wardenTools } from "warden/langchain";
+
+const usage = () => new Usage({ requests: 1, inputTokens: 1, outputTokens: 1, totalTokens: 2 });
+const text = (t) => ({ usage: usage(), output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: t }] }] });
+const call = (callId, path) => ({ usage: usage(), output: [{ type: "function_call", callId, name: "filesystem_delete_file", status: "completed", arguments: JSON.stringify({ path }) }] });
+function scripted(steps) {
+  let step = 0;
+  return { async getResponse(request) { return steps[Math.min(step++, steps.length - 1)](request); }, async *getStreamedResponse() { throw new Error("no streaming"); } };
+}
+const resultOf = (request, callId) => {
+  const item = request.input.find((i) => i.type === "function_call_result" && i.callId === callId);
+  return typeof item?.output === "string" ? item.output : item?.output?.text;
+};
+
+const tools = await createGuard({ policy: "mcp-tools" });
+const web = await createGuard({ policy: "mind2web-sc" });
+const runner = new Runner({ tracingDisabled: true });
+const out = {};
+try {
+  const deleted = [];
+  const deleteFile = tool({
+    name: "filesystem_delete_file", description: "Delete a file", parameters: z.object({ path: z.string() }),
+    inputGuardrails: [wardenToolInputGuardrail({ guard: tools })],
+    execute: async ({ path }) => { deleted.push(path); return "deleted " + path; },
+  });
+  let feedback = "";
+  const model = scripted([
+    () => call("c1", "/home/me/notes.txt"),
+    (request) => { feedback = resultOf(request, "c1"); return call("c2", "/tmp/notes.txt"); },
+    () => text("done"),
+  ]);
+  const result = await runner.run(new Agent({ name: "files", model, tools: [deleteFile] }), "Remove my notes", { maxTurns: 6 });
+  out.tool = { deleted, feedback, final: result.finalOutput };
+
+  const user = { age: 16, domestic: true, dr_license: true, vaccine: true, membership: true };
+  const agentFor = (age) => new Agent({
+    name: "web", model: scripted([() => text("Booked.")]),
+    inputGuardrails: [wardenInputGuardrail({ guard: web, context: { user: { ...user, age } } })],
+    outputGuardrails: [wardenOutputGuardrail({ guard: web, context: { user: { ...user, age } } })],
+  });
+  const minor = await runner.run(agentFor(16), "Book a hotel in Paris for tonight").catch((e) => e);
+  out.minor = { tripped: minor instanceof InputGuardrailTripwireTriggered, explanation: minor?.result?.output?.outputInfo?.explanation };
+  out.adult = (await runner.run(agentFor(30), "Book a hotel in Paris for tonight")).finalOutput;
+
+  const ran = [];
+  const remove = langchainTool(async ({ repo }) => { ran.push(repo); return "deleted"; }, {
+    name: "github_delete_repository", description: "Delete a repository", schema: z.object({ repo: z.string() }),
+  });
+  const [guarded] = await wardenTools({ guard: tools, tools: [remove] });
+  const message = await guarded.invoke({ name: "github_delete_repository", args: { repo: "acme/old" }, id: "l1", type: "tool_call" });
+  out.langchain = { ran, status: message.status, content: message.content };
+} finally {
+  await tools.close();
+  await web.close();
+}
+process.stdout.write(JSON.stringify(out));
+`;
+
 let work = "";
 let consumer = "";
 let aiConsumer = "";
+let agentsConsumer = "";
 let tarball = "";
 
 /** tsc's errors in a consumer project, less the one known upstream error. */
@@ -232,10 +349,17 @@ async function typeErrors(options: { cwd: string }): Promise<string[]> {
   const tsc = join(repoModules, "typescript", "bin", "tsc");
   const output = await run(process.execPath, [tsc, "-p", "tsconfig.json"], {
     cwd: options.cwd,
-    timeout: 120_000,
+    timeout: 240_000,
   }).then(
     () => "",
-    (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}`,
+    (error: { stdout?: string; stderr?: string; killed?: boolean; signal?: string | null }) => {
+      // A tsc killed at its limit, or failing without a word, is a failure of the test, never "no errors".
+      const text = `${error.stdout ?? ""}${error.stderr ?? ""}`;
+      if (error.killed || error.signal || text.trim() === "") {
+        throw new Error(`tsc did not finish (${error.signal ?? "no output"}): ${text.slice(0, 500)}`);
+      }
+      return text;
+    },
   );
   return output
     .split("\n")
@@ -303,6 +427,29 @@ describe("the published package, installed without its optional peers", () => {
     };
     writeFileSync(join(aiConsumer, "tsconfig.json"), JSON.stringify(aiConfig, null, 2));
     writeFileSync(join(aiConsumer, "check.mjs"), AI_CONSUMER_MJS);
+
+    // The same package in a project that also installed @openai/agents and @langchain/core.
+    agentsConsumer = join(work, "consumer-agents");
+    const agentsModules = join(agentsConsumer, "node_modules");
+    mkdirSync(join(agentsModules, "warden"), { recursive: true });
+    await run("tar", ["-xzf", tarball, "-C", join(agentsModules, "warden"), "--strip-components=1"]);
+    const peers = ["@openai/agents", "@langchain/core"];
+    const withAgents = new Set([
+      ...productionClosure({ pkg }),
+      "@types/node",
+      ...peers,
+      ...peers.flatMap((peer) =>
+        closureOf({ names: runtimeNeeds({ pkg: readPackage({ dir: join(repoModules, peer) }) }) }),
+      ),
+    ]);
+    for (const name of withAgents) link({ modules: agentsModules, name });
+    writeFileSync(
+      join(agentsConsumer, "package.json"),
+      JSON.stringify({ name: "consumer-agents", type: "module", private: true }),
+    );
+    writeFileSync(join(agentsConsumer, "consumer.ts"), PEERS_TS);
+    writeFileSync(join(agentsConsumer, "tsconfig.json"), JSON.stringify(CONSUMER_TSCONFIG, null, 2));
+    writeFileSync(join(agentsConsumer, "check.mjs"), PEERS_MJS);
   }, 240_000);
 
   afterAll(() => {
@@ -344,6 +491,27 @@ describe("the published package, installed without its optional peers", () => {
     expect(feedback).toMatchObject({ warden: "refused", verdict: "deny" });
     expect(JSON.stringify(feedback)).toContain("tool.email-internal-only");
   }, 90_000);
+
+  it("has warden/openai-agents and warden/langchain types that compile beside the peers", async () => {
+    // Errors inside the peers' own declarations are theirs (tsc names them by the linked real path, e.g.
+    // @openai/agents-realtime's WebRTC types, which need the DOM library); every other one — the
+    // consumer's, warden's, a missing file or module — fails the test.
+    const errors = (await typeErrors({ cwd: agentsConsumer })).filter(
+      (line) => !/^[^(]*node_modules\/(?!warden\/)[^(]*\(/.test(line),
+    );
+    expect(errors).toEqual([]);
+  }, 300_000);
+
+  it("runs the three OpenAI Agents guardrails and the guarded LangChain tools", async () => {
+    const { stdout } = await run(process.execPath, ["check.mjs"], { cwd: agentsConsumer, timeout: 90_000 });
+    const out = JSON.parse(stdout) as Record<string, Record<string, unknown> | string>;
+    expect(out.tool).toMatchObject({ deleted: ["/tmp/notes.txt"], final: "done" });
+    expect((out.tool as { feedback: string }).feedback).toContain("tool.delete-only-tmp");
+    expect(out.minor).toEqual({ tripped: true, explanation: "User aged under 18 cannot book a hotel" });
+    expect(out.adult).toBe("Booked.");
+    expect(out.langchain).toMatchObject({ ran: [], status: "error" });
+    expect((out.langchain as { content: string }).content).toContain("tool.no-repo-deletion");
+  }, 120_000);
 
   it("runs a compiled check from the installed package", async () => {
     const { stdout } = await run(process.execPath, ["check.mjs"], { cwd: consumer, timeout: 60_000 });
