@@ -17,11 +17,14 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Context, Hono } from "hono";
+import type { z } from "zod";
 import { type Caller, trustOf } from "../core/caller.js";
+import type { Decision } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
 import { type Cancellation, cancellationOf as cancellationOfSignal } from "../runtime/check-within.js";
-import type { GuardService } from "../runtime/guard-service.js";
+import type { EngineName } from "../runtime/create-engine.js";
+import type { CheckOptions, GuardService } from "../runtime/guard-service.js";
 import {
   type Authenticator,
   mayUsePolicy,
@@ -195,44 +198,44 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
       maxJsonDepth,
     });
 
-  app.post("/v1/check", async (c) => {
-    const caller = c.get("caller");
-    requireScope({ caller, scopes: ["check"], what: "POST /v1/check" });
-    const raw = await bodyOf(c);
-    const request = parseWith({ schema: CheckRequestSchema, value: raw, what: "request body" });
-    requirePolicy({ caller, policy: request.policy });
-    c.set("policy", request.policy);
-    const decision = await service.check({
-      policy: request.policy,
-      subject: request.subject,
-      ...(request.engine ? { engine: request.engine } : {}),
-      cancellation: cancellationOf(c),
-      caller,
-      trust: trustOf({ caller }),
+  /**
+   * A check route: the body validated by its schema, the caller's scope and policy checked, the check
+   * cancelled when the client goes away, and the verdict noted for the request log.
+   */
+  const checkRoute = <R extends { policy: string; engine?: EngineName | undefined }>(route: {
+    path: string;
+    schema: z.ZodType<R>;
+    decide: (request: R, common: Omit<CheckOptions, "policy" | "subject">) => Promise<Decision>;
+  }) =>
+    app.post(route.path, async (c) => {
+      const caller = c.get("caller");
+      requireScope({ caller, scopes: ["check"], what: `POST ${route.path}` });
+      const raw = await bodyOf(c);
+      const request = parseWith({ schema: route.schema, value: raw, what: "request body" });
+      requirePolicy({ caller, policy: request.policy });
+      c.set("policy", request.policy);
+      const decision = await route.decide(request, {
+        ...(request.engine ? { engine: request.engine } : {}),
+        cancellation: cancellationOf(c),
+        caller,
+        trust: trustOf({ caller }),
+      });
+      c.set("verdict", decision.verdict);
+      c.set("engine", decision.engine);
+      return c.json(decision);
     });
-    c.set("verdict", decision.verdict);
-    c.set("engine", decision.engine);
-    return c.json(decision);
-  });
 
-  app.post("/v1/check/tool-call", async (c) => {
-    const caller = c.get("caller");
-    requireScope({ caller, scopes: ["check"], what: "POST /v1/check/tool-call" });
-    const raw = await bodyOf(c);
-    const request = parseWith({ schema: ToolCallRequestSchema, value: raw, what: "request body" });
-    requirePolicy({ caller, policy: request.policy });
-    c.set("policy", request.policy);
-    const decision = await service.checkToolCall({
-      policy: request.policy,
-      call: request.call,
-      ...(request.engine ? { engine: request.engine } : {}),
-      cancellation: cancellationOf(c),
-      caller,
-      trust: trustOf({ caller }),
-    });
-    c.set("verdict", decision.verdict);
-    c.set("engine", decision.engine);
-    return c.json(decision);
+  checkRoute({
+    path: "/v1/check",
+    schema: CheckRequestSchema,
+    decide: (request, common) =>
+      service.check({ ...common, policy: request.policy, subject: request.subject }),
+  });
+  checkRoute({
+    path: "/v1/check/tool-call",
+    schema: ToolCallRequestSchema,
+    decide: (request, common) =>
+      service.checkToolCall({ ...common, policy: request.policy, call: request.call }),
   });
 
   app.post("/v1/feedback", async (c) => {

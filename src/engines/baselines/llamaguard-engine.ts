@@ -6,19 +6,13 @@
  * anything else, or no answer, a fail-closed Decision. The paper reports it cannot guard agents — it
  * judges content, not access or actions — and it is here to measure exactly that.
  */
-import {
-  allowDecision,
-  type Decision,
-  denyDecision,
-  failureDecision,
-  type Trace,
-} from "../../core/decision.js";
-import { toWardenError } from "../../core/errors.js";
+import { allowDecision, type Decision, denyDecision, type Trace } from "../../core/decision.js";
 import { policyRef } from "../../core/policy.js";
 import type { ModelClient } from "../../llm/model.js";
 import { agentAnswer } from "../common/agent-answer.js";
 import type { CheckOptions, Engine } from "../engine.js";
 import { type HazardCategory, hazardCategories, llamaGuardPrompt } from "./llamaguard-prompt.js";
+import { modelFailureDecision } from "./model-failure.js";
 import { parseLlamaGuard } from "./parse-llamaguard.js";
 
 export interface LlamaGuardEngineOptions {
@@ -82,14 +76,12 @@ export function createLlamaGuardEngine(options: LlamaGuardEngineOptions): Engine
         }));
         return done(denyDecision({ engine: name, policy: policyRef(policy), violations, trace }));
       } catch (error) {
-        const e = toWardenError({ error, code: "MODEL_UNAVAILABLE" });
         return done(
-          failureDecision({
+          modelFailureDecision({
             engine: name,
-            policy: policyRef(policy),
-            code: e.code,
-            message: e.message,
-            mode: failMode,
+            policy,
+            error,
+            failMode,
             output: agentAnswer({ policy, subject }),
             trace,
           }),

@@ -7,11 +7,9 @@ import {
   allowDecision,
   type Decision,
   denyDecision,
-  failureDecision,
   type Trace,
   type Violation,
 } from "../../core/decision.js";
-import { toWardenError } from "../../core/errors.js";
 import { policyRef } from "../../core/policy.js";
 import type { ModelClient } from "../../llm/model.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
@@ -21,6 +19,7 @@ import { formatInaccessible } from "../common/violations-from-reasons.js";
 import type { CheckOptions, Engine } from "../engine.js";
 import type { GuardMemory, GuardToolbox, RetrievalOrder } from "../guardagent/contracts.js";
 import { demonstrationVerdict } from "./demonstration-verdict.js";
+import { modelFailureDecision } from "./model-failure.js";
 import { baselinePrompt } from "./model-guard-prompt.js";
 import { parseVerdict } from "./parse-verdict.js";
 
@@ -134,18 +133,7 @@ export function createModelGuardEngine(options: ModelGuardEngineOptions): Engine
         });
         return done(denyDecision({ engine: name, policy: policyRef(policy), violations, trace }));
       } catch (error) {
-        const e = toWardenError({ error, code: "MODEL_UNAVAILABLE" });
-        return done(
-          failureDecision({
-            engine: name,
-            policy: policyRef(policy),
-            code: e.code,
-            message: e.message,
-            mode: failMode,
-            output: answer,
-            trace,
-          }),
-        );
+        return done(modelFailureDecision({ engine: name, policy, error, failMode, output: answer, trace }));
       }
     },
   };

@@ -14,17 +14,17 @@ import {
   type Cost,
   type Decision,
   denyDecision,
-  failureDecision,
   type Trace,
   type Violation,
 } from "../../core/decision.js";
-import { toWardenError, WardenError } from "../../core/errors.js";
+import { WardenError } from "../../core/errors.js";
 import { type Policy, policyRef } from "../../core/policy.js";
 import type { Subject } from "../../core/subject.js";
 import type { ModelCallResult, ModelClient } from "../../llm/model.js";
 import { agentAnswer } from "../common/agent-answer.js";
 import { describeRun } from "../common/describe-step.js";
 import type { CheckOptions, Engine } from "../engine.js";
+import { modelFailureDecision } from "./model-failure.js";
 import { type ListedRule, policyRuleList } from "./policy-rule-list.js";
 
 export type PolicyBaselineName = "direct" | "rule-traverse";
@@ -196,14 +196,12 @@ export function createPolicyBaselineEngine(
           cost,
         );
       } catch (error) {
-        const e = toWardenError({ error, code: "MODEL_UNAVAILABLE" });
         return done(
-          failureDecision({
+          modelFailureDecision({
             engine: name,
-            policy: policyRef(policy),
-            code: e.code,
-            message: e.message,
-            mode: failMode,
+            policy,
+            error,
+            failMode,
             output: agentAnswer({ policy, subject }),
             trace,
           }),
