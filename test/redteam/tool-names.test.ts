@@ -21,6 +21,15 @@ const twins: InlinePolicy = {
   },
 };
 
+const globDeny: InlinePolicy = {
+  name: "redteam-glob-deny",
+  rules: {
+    toolDefault: "allow",
+    vocabulary: { actions: ["shell.run", "shell.kill", "notes.add"] },
+    toolRules: [{ id: "tool.no-shell", tool: "shell.*", effect: "deny", message: "no shell" }],
+  },
+};
+
 describe("red team: tool names across providers", () => {
   it("the policy's deny governs the provider's spelling of the tool", async () => {
     const guard = await pool.get("mcp-tools");
@@ -43,6 +52,14 @@ describe("red team: tool names across providers", () => {
       expect(decision.allowed).toBe(false);
     } finally {
       await guard.close();
+    }
+  });
+
+  it("a glob's deny holds for case variants outside ASCII and for the provider's spelling", async () => {
+    const guard = await pool.get(globDeny);
+    // U+017F (long s) and U+212A (Kelvin sign) are case variants of s and k: the same tool name to the rule.
+    for (const name of ["shell.run", "SHELL.RUN", "\u017Fhell.run", "shell.\u212Aill", "shell_run"]) {
+      expectRefused(await guard.checkToolCall({ name, arguments: { command: "ls" } }), name);
     }
   });
 
