@@ -7,6 +7,11 @@
  * direct p50, measured in one run with the three connections open side by side and taking turns in
  * rounds, so load on the machine falls on all of them alike.
  *
+ * Two floors run beside them: a relay process that does nothing but pass bytes between the client and the
+ * upstream (./stdio-relay-floor.mjs `pipe`), and one that also parses and serialises every message (`json`),
+ * the least any proxy that reads what it relays must do. Their added p50 is what the process hop itself
+ * costs on this machine, which no stdio proxy can go below.
+ *
  * A third path, the library (`createGuardedMcpProxy` in this process, the agent's client on an in-memory
  * transport, same upstream on stdio), splits the CLI's added cost into the proxy's own work and the extra
  * stdio hop (two more pipe crossings and JSON encodings per call), which no proxy process can avoid.
@@ -72,11 +77,18 @@ export interface BenchMcpProxyResult {
   proxied: McpPathFigures;
   /** Through createGuardedMcpProxy in this process (in-memory to the client, stdio to the upstream). */
   library: McpPathFigures;
+  /** Through a process that relays bytes and nothing else: the floor of any stdio proxy. */
+  relayPipe: McpPathFigures;
+  /** Through a process that parses and serialises each message and does nothing else. */
+  relayJson: McpPathFigures;
   /** proxied p50 − direct p50: the goal is ≤ 0.3 ms. */
   addedP50Ms: number;
   addedP95Ms: number;
   /** library p50 − direct p50: the proxy's own work, without the extra process hop. */
   libraryAddedP50Ms: number;
+  /** relayPipe p50 − direct p50 and relayJson p50 − direct p50: what the extra process alone adds. */
+  relayPipeAddedP50Ms: number;
+  relayJsonAddedP50Ms: number;
   /**
    * CPU time of the `warden mcp proxy` process per timed call (user + system, from /proc; Linux only):
    * the proxy's own work, whatever else the machine is running.
@@ -144,7 +156,7 @@ function cpuMsOf(pid: number | null): number | undefined {
 }
 
 interface Path {
-  name: "direct" | "proxied" | "library";
+  name: "direct" | "proxied" | "library" | "relayPipe" | "relayJson";
   client: Client;
   times: number[];
   answered: boolean;
@@ -210,6 +222,19 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
     });
     const cli = await connected(cliTransport);
     clients.push(cli);
+    const relayFloor = join(root, "bench", "micro", "stdio-relay-floor.mjs");
+    const relay = async (mode: "pipe" | "json") =>
+      connected(
+        stdioTransport({
+          command: process.execPath,
+          args: [relayFloor, mode, process.execPath, server, workspace],
+          cwd: workspace,
+        }),
+      );
+    const relayPipe = await relay("pipe");
+    clients.push(relayPipe);
+    const relayJson = await relay("json");
+    clients.push(relayJson);
     handle = await createEngine({ engine: "auto" });
     proxy = await createGuardedMcpProxy({
       upstream: stdioTransport(upstream),
@@ -226,6 +251,8 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
       { name: "direct", client: direct, times: [], answered: true },
       { name: "proxied", client: cli, times: [], answered: true },
       { name: "library", client: library, times: [], answered: true },
+      { name: "relayPipe", client: relayPipe, times: [], answered: true },
+      { name: "relayJson", client: relayJson, times: [], answered: true },
     ];
     const args = { path: file };
     for (const path of paths) for (let i = 0; i < o.warmup; i++) await timedCall(path, args);
@@ -244,7 +271,9 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
       }
     }
     const cpuKnown = cpuMsOf(cliTransport.pid) !== undefined;
-    const [d, p, l] = paths.map((path) => figures(path.times)) as [
+    const [d, p, l, rp, rj] = paths.map((path) => figures(path.times)) as [
+      McpPathFigures,
+      McpPathFigures,
       McpPathFigures,
       McpPathFigures,
       McpPathFigures,
@@ -258,9 +287,13 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
       direct: d,
       proxied: p,
       library: l,
+      relayPipe: rp,
+      relayJson: rj,
       addedP50Ms: round(p.p50Ms - d.p50Ms),
       addedP95Ms: round(p.p95Ms - d.p95Ms),
       libraryAddedP50Ms: round(l.p50Ms - d.p50Ms),
+      relayPipeAddedP50Ms: round(rp.p50Ms - d.p50Ms),
+      relayJsonAddedP50Ms: round(rj.p50Ms - d.p50Ms),
       ...(cpuKnown ? { proxyCpuMsPerCall: round(proxyCpuMs / Math.max(1, p.calls)) } : {}),
       allAnswered: paths.every((path) => path.answered),
       node: process.version,
