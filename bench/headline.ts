@@ -4,6 +4,7 @@
  * results that bench/run.ts collected; a benchmark that did not run (no data, or an error) shows as such
  * instead of a number.
  */
+import { type WeightsAblation, weightsAblationMarkdown } from "../src/bench/weights-ablation.js";
 
 type Results = Record<string, unknown>;
 
@@ -68,6 +69,8 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
       "",
     );
   } else lines.push(`ST-WebAgentBench trajectory suite: ${why(st)}.`, "");
+
+  lines.push(...weightsSection({ results }));
 
   lines.push("## Performance goals", "");
   lines.push("| goal | measured | status |", "| --- | --- | --- |");
@@ -162,4 +165,13 @@ function coldStartRows(options: { results: Results; met: (ok: boolean | undefine
     row("installed", "from the build (installed package)", goals?.installedMet),
     row("checkout", "from a checkout (bin/warden.js, fresh build)", goals?.checkoutMet),
   ];
+}
+
+/** Trained vs all-1 shield weights on the held-out split of the trajectory suite (bench/run.ts). */
+function weightsSection(options: { results: Results }): string[] {
+  const r = options.results["ablation:st-webagentbench(our trajectory suite):shield weights"];
+  const head = "## Weights that matter: trained vs all-1 shield weights (held-out split)";
+  if (num(r, "split", "holdout", "n") === undefined) return [head, "", `${why(r)}.`, ""];
+  const { suite, ...ablation } = r as WeightsAblation & { suite: string };
+  return [head, "", ...weightsAblationMarkdown({ ablation, suite })];
 }

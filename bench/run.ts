@@ -8,9 +8,12 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { loadStWebAgentBench } from "../src/bench/datasets/st-webagentbench.js";
 import { runBenchmark } from "../src/bench/run-benchmark.js";
 import { runInfo } from "../src/bench/run-info.js";
 import { runTrajectoryBenchmark } from "../src/bench/run-trajectory-benchmark.js";
+import { runWeightsAblation } from "../src/bench/weights-ablation.js";
+import { importStWebAgentBench } from "../src/engines/shield/import/index.js";
 import { packageRoot } from "../src/policies/package-root.js";
 import { headlineMarkdown } from "./headline.js";
 import { stWebAgentBenchSuite } from "./suites/st-webagentbench-run.js";
@@ -89,6 +92,18 @@ if (existsSync(stwab)) {
         })
       ).summary,
   );
+  // Weights that matter: hinge-loss weights learned on a seeded train split vs weight 1 on every rule,
+  // both scored on the held-out split of the same suite (src/bench/weights-ablation.ts).
+  await step("ablation:st-webagentbench(our trajectory suite):shield weights", async () => {
+    const dataset = await loadStWebAgentBench({ path: stwab });
+    const { policy } = importStWebAgentBench({ tasks: dataset.tasks, version: dataset.version });
+    const suite = await stWebAgentBenchSuite({ path: stwab });
+    const ablation = await runWeightsAblation({
+      policy,
+      trajectories: quick ? suite.trajectories.slice(0, 500) : suite.trajectories,
+    });
+    return { suite: suite.description, ...ablation };
+  });
 } else log(`skipping st-webagentbench: ${stwab} not found`);
 
 log("agentharm and qa need a model-based engine: not part of the offline suite");
