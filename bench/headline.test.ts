@@ -130,4 +130,26 @@ describe("headlineMarkdown", () => {
       "did not run: no data",
     );
   });
+
+  it("shows the Q&A per-level recall as a scripted-model pipeline check, or why it did not run", () => {
+    const key = "dataset:qa(our pseudo-rule records, scripted model):guardagent";
+    const summary = {
+      n: 6,
+      metrics: { LPA: 100, CCA: 100 },
+      cost: { llmCallsPerCheck: 2 },
+      riskRecall: {
+        none: { n: 3, correct: 3, recall: 100 },
+        low: { n: 2, correct: 1, recall: 50 },
+        "very high": { n: 1, correct: 1, recall: 100 },
+      },
+    };
+    const text = headlineMarkdown({ results: { [key]: summary } }).join("\n");
+    expect(text).toContain("## Q&A risk levels (GuardAgent App. N)");
+    expect(text).toContain("not what a model achieves");
+    expect(text).toContain("| | none | low | very high |");
+    expect(text).toContain("| recall | 3/3 | 1/2 | 1/1 |");
+    expect(headlineMarkdown({ results: { [key]: { error: "boom" } } }).join("\n")).toContain(
+      "did not run: boom",
+    );
+  });
 });

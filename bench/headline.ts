@@ -71,6 +71,7 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
   } else lines.push(`ST-WebAgentBench trajectory suite: ${why(st)}.`, "");
 
   lines.push(...weightsSection({ results }));
+  lines.push(...qaRiskSection({ results }));
 
   lines.push("## Performance goals", "");
   lines.push("| goal | measured | status |", "| --- | --- | --- |");
@@ -174,4 +175,24 @@ function weightsSection(options: { results: Results }): string[] {
   if (num(r, "split", "holdout", "n") === undefined) return [head, "", `${why(r)}.`, ""];
   const { suite, ...ablation } = r as WeightsAblation & { suite: string };
   return [head, "", ...weightsAblationMarkdown({ ablation, suite })];
+}
+
+/** GuardAgent App. N's per-level recall on our pseudo-rule records, with a scripted model (bench/run.ts). */
+function qaRiskSection(options: { results: Results }): string[] {
+  const r = options.results["dataset:qa(our pseudo-rule records, scripted model):guardagent"];
+  const head = "## Q&A risk levels (GuardAgent App. N): recall by level, scripted model";
+  const recall = record(record(r)?.riskRecall);
+  if (!recall) return [head, "", `${why(r)}.`, ""];
+  const levels = ["none", "low", "medium", "high", "very high"].filter((l) => record(recall[l]));
+  const at = (l: string, k: string) => num(recall[l], k);
+  return [
+    head,
+    "",
+    `Our ${num(r, "n")} pseudo-rule records (bench/fixtures/qa, not CSQA data); the guardrail program is written by a scripted model from the rules as our labeller reads them, so this checks the pipeline (sandbox, risk from the count of violated rules, per-level recall), not what a model achieves. LPA ${fmt(num(r, "metrics", "LPA"))}, CCA ${fmt(num(r, "metrics", "CCA"))}, ${fmt(num(r, "cost", "llmCallsPerCheck"), 0)} scripted calls per check.`,
+    "",
+    `| | ${levels.join(" | ")} |`,
+    `| --- | ${levels.map(() => "---").join(" | ")} |`,
+    `| recall | ${levels.map((l) => `${at(l, "correct")}/${at(l, "n")}`).join(" | ")} |`,
+    "",
+  ];
 }

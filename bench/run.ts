@@ -15,7 +15,9 @@ import { runTrajectoryBenchmark } from "../src/bench/run-trajectory-benchmark.js
 import { runWeightsAblation } from "../src/bench/weights-ablation.js";
 import { importStWebAgentBench } from "../src/engines/shield/import/index.js";
 import { packageRoot } from "../src/policies/package-root.js";
+import { createScriptedModel } from "../src/testing/scripted-model.js";
 import { headlineMarkdown } from "./headline.js";
+import { pseudoRulesReply } from "./suites/qa-pseudo-rules.js";
 import { stWebAgentBenchSuite } from "./suites/st-webagentbench-run.js";
 
 const execFileAsync = promisify(execFile);
@@ -106,7 +108,34 @@ if (existsSync(stwab)) {
   });
 } else log(`skipping st-webagentbench: ${stwab} not found`);
 
-log("agentharm and qa need a model-based engine: not part of the offline suite");
+// GuardAgent App. N's Q&A risk levels on our 200 pseudo-rule records, the guardrail program written by a
+// scripted model (the rules as our labeller reads them): a check of the pipeline — sandbox, risk count,
+// per-level recall — not a model's accuracy.
+await step("dataset:qa(our pseudo-rule records, scripted model):guardagent", async () => {
+  const qa = join(root, "bench", "fixtures", "qa");
+  const model = createScriptedModel({
+    id: "scripted:pseudo-rules-program",
+    replies: Array.from(
+      { length: 2_000 },
+      () => (r: { system?: string }) => pseudoRulesReply({ system: r.system ?? "" }),
+    ),
+  });
+  return (
+    await runBenchmark({
+      dataset: "qa",
+      data: join(qa, "pseudo-rules.jsonl"),
+      policy: join(qa, "pseudo-rules"),
+      engine: "guardagent",
+      model,
+      shots: 0,
+      out: join(runsDir, "qa-pseudo-rules-scripted"),
+      fresh: true,
+      note: "scripted model writing the rules' program: the figures check the pipeline, not a model",
+    })
+  ).summary;
+});
+
+log("agentharm needs a model-based engine: not part of the offline suite");
 
 // Each micro-benchmark runs in a process of its own (see micro/child.ts): a fresh heap and JIT, so no
 // benchmark's figures depend on what ran before it.
