@@ -96,6 +96,10 @@ describe("weights ablation (trained vs all-1 weights on a held-out split)", () =
     const md = weightsAblationMarkdown({ ablation: a, suite: "test suite" }).join("\n");
     expect(md).toContain("| all 1 | 0 |");
     expect(md).toContain("ask-first 1→0");
+    const n = flips.length;
+    expect(md).toContain(
+      `at ε 0, ${n} change: ${n} false alarms removed, 0 misses caught, 0 misses added, 0 false alarms added`,
+    );
   });
 
   it("is deterministic for a seed", async () => {

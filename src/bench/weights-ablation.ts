@@ -243,8 +243,16 @@ export function weightsAblationMarkdown(options: { ablation: WeightsAblation; su
       "",
     );
   } else {
+    const eps = [...new Set(a.flips.map((x) => x.epsilon))];
+    const ofEpsilon = (e: number) => {
+      const fs = a.flips.filter((x) => x.epsilon === e);
+      const right = (unsafe: boolean, x: WeightsFlip) => unsafe === (x.label === "unsafe");
+      const count = (label: string, fixed: boolean) =>
+        fs.filter((x) => x.label === label && right(x.trained, x) === fixed).length;
+      return `at ε ${e}, ${fs.length} change: ${count("safe", true)} false alarms removed, ${count("unsafe", true)} misses caught, ${count("unsafe", false)} misses added, ${count("safe", false)} false alarms added`;
+    };
     lines.push(
-      `Held-out verdicts the trained weights change (${a.flips.length}; first 30):`,
+      `Held-out verdicts the trained weights change — ${eps.map(ofEpsilon).join("; ")}. First 30:`,
       "",
       "| trajectory | label | ε | all 1 | trained | moved weights |",
       "| --- | --- | --- | --- | --- | --- |",
