@@ -90,4 +90,66 @@ describe("headlineMarkdown", () => {
       /`warden check` on a compiled policy .*did not run/,
     );
   });
+
+  it("shows the weights ablation (trained vs all 1 on the held-out split) or why it did not run", () => {
+    const key = "ablation:st-webagentbench(our trajectory suite):shield weights";
+    const metrics = (fp: number) => ({
+      n: 10,
+      ACC: 100 - 10 * fp,
+      FPR: 50 * fp,
+      ARR: 100,
+      counts: { tp: 8, fp, tn: 2 - fp, fn: 0 },
+    });
+    const ablation = {
+      suite: "our suite",
+      seed: 1,
+      holdoutShare: 0.3,
+      split: { train: { n: 20, safe: 4, unsafe: 16 }, holdout: { n: 10, safe: 2, unsafe: 8 } },
+      training: {
+        examples: { total: 60, learnable: 30, safe: 40, unsafe: 20 },
+        epochs: 12,
+        loss: { first: 0.5, last: 0.1 },
+        accuracy: { first: 0.9, last: 1 },
+        rules: 3,
+        changed: { total: 1, toZero: 1, lowered: 0, raised: 0 },
+        histogram: { zero: 1, belowOne: 0, one: 2, aboveOne: 0 },
+      },
+      scores: [
+        { weights: "uniform", epsilon: 0, metrics: metrics(1) },
+        { weights: "trained", epsilon: 0, metrics: metrics(0) },
+      ],
+      flips: [{ id: "t1", label: "safe", epsilon: 0, uniform: true, trained: false, rules: { r1: [1, 0] } }],
+      ms: { train: 1, score: 1 },
+    };
+    const text = headlineMarkdown({ results: { [key]: ablation } }).join("\n");
+    expect(text).toContain("## Weights that matter");
+    expect(text).toContain("| all 1 | 0 | 90.0 | 50.0 | 100.0 | 8 | 1 | 1 | 0 |");
+    expect(text).toContain("| trained | 0 | 100.0 | 0.0 | 100.0 | 8 | 0 | 2 | 0 |");
+    expect(text).toContain("| t1 | safe | 0 | unsafe | safe | r1 1→0 |");
+    expect(headlineMarkdown({ results: { [key]: { error: "no data" } } }).join("\n")).toContain(
+      "did not run: no data",
+    );
+  });
+
+  it("shows the Q&A per-level recall as a scripted-model pipeline check, or why it did not run", () => {
+    const key = "dataset:qa(our pseudo-rule records, scripted model):guardagent";
+    const summary = {
+      n: 6,
+      metrics: { LPA: 100, CCA: 100 },
+      cost: { llmCallsPerCheck: 2 },
+      riskRecall: {
+        none: { n: 3, correct: 3, recall: 100 },
+        low: { n: 2, correct: 1, recall: 50 },
+        "very high": { n: 1, correct: 1, recall: 100 },
+      },
+    };
+    const text = headlineMarkdown({ results: { [key]: summary } }).join("\n");
+    expect(text).toContain("## Q&A risk levels (GuardAgent App. N)");
+    expect(text).toContain("not what a model achieves");
+    expect(text).toContain("| | none | low | very high |");
+    expect(text).toContain("| recall | 3/3 | 1/2 | 1/1 |");
+    expect(headlineMarkdown({ results: { [key]: { error: "boom" } } }).join("\n")).toContain(
+      "did not run: boom",
+    );
+  });
 });

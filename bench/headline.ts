@@ -4,6 +4,7 @@
  * results that bench/run.ts collected; a benchmark that did not run (no data, or an error) shows as such
  * instead of a number.
  */
+import { type WeightsAblation, weightsAblationMarkdown } from "../src/bench/weights-ablation.js";
 
 type Results = Record<string, unknown>;
 
@@ -68,6 +69,9 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
       "",
     );
   } else lines.push(`ST-WebAgentBench trajectory suite: ${why(st)}.`, "");
+
+  lines.push(...weightsSection({ results }));
+  lines.push(...qaRiskSection({ results }));
 
   lines.push("## Performance goals", "");
   lines.push("| goal | measured | status |", "| --- | --- | --- |");
@@ -161,5 +165,34 @@ function coldStartRows(options: { results: Results; met: (ok: boolean | undefine
   return [
     row("installed", "from the build (installed package)", goals?.installedMet),
     row("checkout", "from a checkout (bin/warden.js, fresh build)", goals?.checkoutMet),
+  ];
+}
+
+/** Trained vs all-1 shield weights on the held-out split of the trajectory suite (bench/run.ts). */
+function weightsSection(options: { results: Results }): string[] {
+  const r = options.results["ablation:st-webagentbench(our trajectory suite):shield weights"];
+  const head = "## Weights that matter: trained vs all-1 shield weights (held-out split)";
+  if (num(r, "split", "holdout", "n") === undefined) return [head, "", `${why(r)}.`, ""];
+  const { suite, ...ablation } = r as WeightsAblation & { suite: string };
+  return [head, "", ...weightsAblationMarkdown({ ablation, suite })];
+}
+
+/** GuardAgent App. N's per-level recall on our pseudo-rule records, with a scripted model (bench/run.ts). */
+function qaRiskSection(options: { results: Results }): string[] {
+  const r = options.results["dataset:qa(our pseudo-rule records, scripted model):guardagent"];
+  const head = "## Q&A risk levels (GuardAgent App. N): recall by level, scripted model";
+  const recall = record(record(r)?.riskRecall);
+  if (!recall) return [head, "", `${why(r)}.`, ""];
+  const levels = ["none", "low", "medium", "high", "very high"].filter((l) => record(recall[l]));
+  const at = (l: string, k: string) => num(recall[l], k);
+  return [
+    head,
+    "",
+    `Our ${num(r, "n")} pseudo-rule records (bench/fixtures/qa, not CSQA data); the guardrail program is written by a scripted model from the rules as our labeller reads them, so this checks the pipeline (sandbox, risk from the count of violated rules, per-level recall), not what a model achieves. LPA ${fmt(num(r, "metrics", "LPA"))}, CCA ${fmt(num(r, "metrics", "CCA"))}, ${fmt(num(r, "cost", "llmCallsPerCheck"), 0)} scripted calls per check.`,
+    "",
+    `| | ${levels.join(" | ")} |`,
+    `| --- | ${levels.map(() => "---").join(" | ")} |`,
+    `| recall | ${levels.map((l) => `${at(l, "correct")}/${at(l, "n")}`).join(" | ")} |`,
+    "",
   ];
 }

@@ -8,11 +8,16 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { loadStWebAgentBench } from "../src/bench/datasets/st-webagentbench.js";
 import { runBenchmark } from "../src/bench/run-benchmark.js";
 import { runInfo } from "../src/bench/run-info.js";
 import { runTrajectoryBenchmark } from "../src/bench/run-trajectory-benchmark.js";
+import { runWeightsAblation } from "../src/bench/weights-ablation.js";
+import { importStWebAgentBench } from "../src/engines/shield/import/index.js";
 import { packageRoot } from "../src/policies/package-root.js";
+import { createScriptedModel } from "../src/testing/scripted-model.js";
 import { headlineMarkdown } from "./headline.js";
+import { pseudoRulesReply } from "./suites/qa-pseudo-rules.js";
 import { stWebAgentBenchSuite } from "./suites/st-webagentbench-run.js";
 
 const execFileAsync = promisify(execFile);
@@ -89,9 +94,48 @@ if (existsSync(stwab)) {
         })
       ).summary,
   );
+  // Weights that matter: hinge-loss weights learned on a seeded train split vs weight 1 on every rule,
+  // both scored on the held-out split of the same suite (src/bench/weights-ablation.ts).
+  await step("ablation:st-webagentbench(our trajectory suite):shield weights", async () => {
+    const dataset = await loadStWebAgentBench({ path: stwab });
+    const { policy } = importStWebAgentBench({ tasks: dataset.tasks, version: dataset.version });
+    const suite = await stWebAgentBenchSuite({ path: stwab });
+    const ablation = await runWeightsAblation({
+      policy,
+      trajectories: quick ? suite.trajectories.slice(0, 500) : suite.trajectories,
+    });
+    return { suite: suite.description, ...ablation };
+  });
 } else log(`skipping st-webagentbench: ${stwab} not found`);
 
-log("agentharm and qa need a model-based engine: not part of the offline suite");
+// GuardAgent App. N's Q&A risk levels on our 200 pseudo-rule records, the guardrail program written by a
+// scripted model (the rules as our labeller reads them): a check of the pipeline — sandbox, risk count,
+// per-level recall — not a model's accuracy.
+await step("dataset:qa(our pseudo-rule records, scripted model):guardagent", async () => {
+  const qa = join(root, "bench", "fixtures", "qa");
+  const model = createScriptedModel({
+    id: "scripted:pseudo-rules-program",
+    replies: Array.from(
+      { length: 2_000 },
+      () => (r: { system?: string }) => pseudoRulesReply({ system: r.system ?? "" }),
+    ),
+  });
+  return (
+    await runBenchmark({
+      dataset: "qa",
+      data: join(qa, "pseudo-rules.jsonl"),
+      policy: join(qa, "pseudo-rules"),
+      engine: "guardagent",
+      model,
+      shots: 0,
+      out: join(runsDir, "qa-pseudo-rules-scripted"),
+      fresh: true,
+      note: "scripted model writing the rules' program: the figures check the pipeline, not a model",
+    })
+  ).summary;
+});
+
+log("agentharm needs a model-based engine: not part of the offline suite");
 
 // Each micro-benchmark runs in a process of its own (see micro/child.ts): a fresh heap and JIT, so no
 // benchmark's figures depend on what ran before it.

@@ -5,6 +5,7 @@
  */
 import type { Cost } from "../core/decision.js";
 import type { Policy } from "../core/policy.js";
+import type { RiskLevel } from "../core/risk.js";
 import type { Subject } from "../core/subject.js";
 import type { ModelClient } from "../llm/model.js";
 import type { EngineName } from "../runtime/create-engine.js";
@@ -17,6 +18,8 @@ export interface GuardTruth {
   violations?: string[];
   /** Gold answer(s) for FRA. */
   answer?: string | string[];
+  /** Q&A (GuardAgent App. N): the true risk level, the count of violated rules. */
+  risk?: RiskLevel;
 }
 
 export interface BenchCase {
@@ -47,6 +50,8 @@ export interface BenchRow {
   executableAfterDebug?: boolean;
   /** Words in every prompt sent for this check (Table 9). */
   promptWords?: number;
+  /** Q&A (App. N): the true risk level and the Decision's (null when it has none). */
+  risk?: { truth: RiskLevel; predicted: RiskLevel | null };
   /** Benchmark-specific analysis (e.g. EICU-AC disagreement causes). */
   notes?: Record<string, unknown>;
   error?: string;
@@ -75,6 +80,8 @@ export interface BenchSummary {
     msPerCheck: { p50: number; p95: number };
   };
   failures: { id: string; code: string; message: string }[];
+  /** Q&A (App. N, Table 10): per true risk level, the cases and those whose Decision has that level. */
+  riskRecall?: Partial<Record<RiskLevel, { n: number; correct: number; recall: number }>>;
 }
 
 export const DATASETS = ["eicu-ac", "mind2web-sc", "agentharm", "qa", "st-webagentbench"] as const;

@@ -4,6 +4,7 @@ import {
   guardMetrics,
   guardMetricsByGroup,
   percentile,
+  riskRecall,
   sameInaccessible,
   trajectoryMetrics,
 } from "./metrics.js";
@@ -68,5 +69,25 @@ describe("answer judge", () => {
     ).toBe(true);
     expect(judgeAnswer({ prediction: "tequin", gold: ["azithromycin", "tequin"] })).toBe(false);
     expect(judgeAnswer({ prediction: null, gold: ["1"] })).toBe(false);
+  });
+});
+
+describe("riskRecall (GuardAgent App. N, Table 10)", () => {
+  it("gives each true level's recall, counts a Decision without a level as a miss, leaves out absent levels", () => {
+    expect(
+      riskRecall({
+        predictions: [
+          { risk: { truth: "none", predicted: "none" } },
+          { risk: { truth: "low", predicted: "low" } },
+          { risk: { truth: "low", predicted: "medium" } },
+          { risk: { truth: "very high", predicted: null } },
+          {},
+        ],
+      }),
+    ).toEqual({
+      none: { n: 1, correct: 1, recall: 100 },
+      low: { n: 2, correct: 1, recall: 50 },
+      "very high": { n: 1, correct: 0, recall: 0 },
+    });
   });
 });

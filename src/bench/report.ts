@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RISK_LEVELS } from "../core/risk.js";
 import { anchorsFor } from "./anchors.js";
 import type { BenchmarkOptions, BenchmarkResult, BenchRow } from "./bench-types.js";
 import { guardMetricsByGroup } from "./metrics.js";
@@ -68,6 +69,42 @@ dataset's hand annotation, with its cause. Causes: ${[...byCause.entries()]
     .join("; ")}. Cause (b) cannot be fixed by a faithful extractor and is left as it is.
 
 ${table(["record", "label", "predicted", "column", "kind", "cause", "explanation"], items)}
+`;
+}
+
+/** GuardAgent App. N, Table 10: the recall of each true risk level, and the cases each level missed. */
+function riskSection(result: BenchmarkResult): string {
+  const recall = result.summary.riskRecall;
+  if (!recall) return "";
+  const levels = RISK_LEVELS.filter((l) => recall[l]);
+  const misses = result.rows.filter((r) => r.risk && r.risk.truth !== r.risk.predicted);
+  return `## Recall by risk level (GuardAgent App. N, Table 10)
+
+The risk level is the number of violated rules: none (0), low (1), medium (2), high (3), very high (4
+or more). For each true level: the cases whose Decision has that level.
+
+${table(
+  ["", ...levels],
+  [
+    ["cases", ...levels.map((l) => String(recall[l]!.n))],
+    ["recall", ...levels.map((l) => `${recall[l]!.correct}/${recall[l]!.n} (${cell(recall[l]!.recall)})`)],
+  ],
+)}
+${
+  misses.length
+    ? `\n${table(
+        ["case", "true level", "Decision's level", "violated rules reported"],
+        misses
+          .slice(0, 100)
+          .map((r) => [
+            r.id,
+            r.risk!.truth,
+            r.risk!.predicted ?? "none given",
+            escapeCell(r.violations.map((v) => v.ruleId).join(", ") || "–"),
+          ]),
+      )}\n`
+    : ""
+}
 `;
 }
 
@@ -163,6 +200,7 @@ Cost of this run: ${s.cost.llmCalls} LLM calls (${s.cost.llmCallsPerCheck} per c
 ${groupRows.length ? table(["group", "n", "LPA", "LPR", "CCA", "FRA"], groupRows) : "(no groups)"}
 
 ${er}
+${riskSection(result)}
 ${disagreementSection(result.rows)}
 ${fraMisses(result.rows)}## Failures
 

@@ -27,7 +27,7 @@ import { loadAgentHarmBenchmark } from "./benchmarks/agentharm.js";
 import { annotateEicuRow, loadEicuAcBenchmark } from "./benchmarks/eicu-ac.js";
 import { loadMind2WebScBenchmark } from "./benchmarks/mind2web-sc.js";
 import { loadQaBenchmark } from "./benchmarks/qa.js";
-import { guardMetrics, percentile } from "./metrics.js";
+import { guardMetrics, percentile, riskRecall } from "./metrics.js";
 import { writeReport } from "./report.js";
 import { runCases } from "./runner.js";
 import { scoreGuard } from "./score.js";
@@ -108,6 +108,7 @@ export function summarise(options: {
     metrics.promptWordsPerCheck = Math.round(
       words.reduce((n, r) => n + (r.promptWords ?? 0), 0) / words.length,
     );
+  const risk = rows.some((r) => r.risk) ? riskRecall({ predictions: rows }) : undefined;
   return {
     dataset: options.dataset,
     engine: options.engine,
@@ -116,6 +117,7 @@ export function summarise(options: {
     metrics,
     cost: costSummary({ rows }),
     failures: failureList({ rows }),
+    ...(risk ? { riskRecall: risk } : {}),
   };
 }
 

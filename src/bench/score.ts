@@ -49,6 +49,7 @@ export function scoreGuard(options: {
     cost: d.cost,
     ...(d.failure ? { failure: { code: d.failure.code, message: d.failure.message } } : {}),
     ...(options.promptWords !== undefined ? { promptWords: options.promptWords } : {}),
+    ...(c.truth.risk ? { risk: { truth: c.truth.risk, predicted: d.risk?.level ?? null } } : {}),
   };
   const attempts = d.trace?.attempts ?? [];
   if (attempts.length > 0) {

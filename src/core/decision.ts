@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
+import { RiskSchema } from "./risk.js";
 
 export const ViolationSchema = z.object({
   /** Stable id of the rule in the policy artifact, e.g. "access.nursing" or "rule.car". */
@@ -108,6 +109,11 @@ export const DecisionSchema = z.object({
   failure: FailureSchema.optional(),
   /** Model engines behind the deterministic floor: the compiled and the model view, side by side. */
   views: DecisionViewsSchema.optional(),
+  /**
+   * GuardAgent App. N's risk level, from the number of distinct violated rules (src/core/risk.ts):
+   * present when the policy asks for it (`risk: "violated-rules"`) and the policy was evaluated.
+   */
+  risk: RiskSchema.optional(),
 });
 export type Decision = z.output<typeof DecisionSchema>;
 

@@ -9,6 +9,7 @@ import { ArgumentKindsSchema, PathOptionsSchema } from "./arg-kinds.js";
 import { type Condition, ConditionSchema, conditionRegexProblems } from "./condition.js";
 import { WardenError } from "./errors.js";
 import { depthProblem, MAX_DOCUMENT_DEPTH } from "./limits.js";
+import { RiskModeSchema } from "./risk.js";
 
 export const POLICY_SCHEMA_VERSION = 1;
 
@@ -327,6 +328,8 @@ export const PolicySchema = z
     requests: z.string(),
     /** The compiled rules; absent for a policy only the model-based engines can apply. */
     rules: RulesSchema.optional(),
+    /** Decisions carry a risk level from the count of violated rules (GuardAgent App. N; core/risk.ts). */
+    risk: RiskModeSchema.optional(),
   })
   .strict();
 export type Policy = z.output<typeof PolicySchema>;

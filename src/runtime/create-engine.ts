@@ -5,7 +5,8 @@
  *
  * The model engines (guardagent and the baselines: baseline, llamaguard, direct, rule-traverse) are wrapped once, here, in the deterministic floor
  * (src/engines/deterministic-floor.ts): a compiled deny or ask reached with every fact determined
- * stands whatever the model says, and the Decision carries both views.
+ * stands whatever the model says, and the Decision carries both views. Every engine is wrapped in the
+ * risk level of GuardAgent App. N (src/engines/risk-level.ts) for policies that ask for it.
  *
  * Every compiled engine built here (the compiled engine, auto's compiled path, the floor) runs checks
  * of large subjects in worker threads (src/runtime/offload/check-pool.ts), so no compiled check holds
@@ -22,6 +23,7 @@ import { overrulesModel, withDeterministicFloor } from "../engines/deterministic
 import type { Engine } from "../engines/engine.js";
 import type { GuardMemory } from "../engines/guardagent/contracts.js";
 import type { GuardAgentEngine, LearningMode } from "../engines/guardagent/guardagent-engine.js";
+import { withRiskLevel } from "../engines/risk-level.js";
 import type { ModelClient } from "../llm/model.js";
 import type { Sandbox, SandboxLimits } from "../sandbox/sandbox.js";
 import type { ToolFunction } from "../toolbox/tool-function.js";
@@ -221,6 +223,8 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
       break;
     }
   }
+  // GuardAgent App. N's risk level, for policies that ask for it (engines/risk-level.ts).
+  engine = withRiskLevel({ engine });
   if (setup.model?.close) {
     const m = setup.model;
     closers.push(async () => m.close?.());

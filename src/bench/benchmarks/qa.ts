@@ -1,10 +1,13 @@
 /**
  * Q&A guard requests as a format users fill with their own data (the GuardAgent paper's appendix N:
  * pseudo-rules with risk levels, identity-based access to subjects). See bench/fixtures/qa/README.md.
+ * A record's `risk` is the true level; the report gives the recall of each level (App. N, Table 10)
+ * against the Decision's `risk`, which a policy with `risk: "violated-rules"` asks for.
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { WardenError } from "../../core/errors.js";
+import { RiskLevelSchema } from "../../core/risk.js";
 import { loadPolicy } from "../../policies/load-policy.js";
 import type { BenchCase, LoadedBenchmark } from "../bench-types.js";
 
@@ -17,7 +20,8 @@ export const QaRecordSchema = z.object({
   topic: z.string().optional(),
   label: z.union([z.literal(0), z.literal(1)]),
   violations: z.array(z.string()).optional(),
-  risk: z.enum(["none", "low", "medium", "high"]).optional(),
+  /** The true risk level: the count of violated rules (App. N: none, low, medium, high, very high). */
+  risk: RiskLevelSchema.optional(),
 });
 export type QaRecord = z.output<typeof QaRecordSchema>;
 
@@ -67,7 +71,12 @@ export async function loadQaBenchmark(options: { data: string; policy?: string }
       id: r.id,
       subject: { id: r.id, ...qaSubject(r), context: { ...(r.identity ? { identity: r.identity } : {}) } },
       ...(r.risk ? { group: `risk: ${r.risk}` } : r.identity ? { group: r.identity } : {}),
-      truth: { label: r.label, ...(r.violations ? { violations: r.violations } : {}), answer: r.answer },
+      truth: {
+        label: r.label,
+        ...(r.violations ? { violations: r.violations } : {}),
+        answer: r.answer,
+        ...(r.risk ? { risk: r.risk } : {}),
+      },
     });
   });
   return { cases, policy: loadPolicy({ ref: options.policy }).policy, problems, source: options.data };

@@ -17,11 +17,13 @@ import { parseTrajectoriesJsonl, type TrajectoryRecord } from "../../core/trajec
 import { runShieldOnTrajectory } from "../../engines/shield/runtime/run-shield-on-trajectory.js";
 import { createShieldEngine } from "../../engines/shield/runtime/shield-engine.js";
 import { examplesFromRecords, recordContext } from "../../engines/shield/train/labelled-steps.js";
+import { splitHoldout } from "../../engines/shield/train/split-holdout.js";
 import { trainWeights } from "../../engines/shield/train/train-weights.js";
 import { loadPolicy } from "../../policies/load-policy.js";
-import { createRandom } from "../../util/seeded-random.js";
 import { stableStringify } from "../../util/stable-json.js";
 import { readTextInput } from "../read-input.js";
+
+export { splitHoldout };
 
 interface TrainOptions {
   aspm: string;
@@ -66,29 +68,6 @@ function number(options: {
     });
   }
   return n;
-}
-
-/** Seeded split of the trajectories: the held-out share and the rest. */
-export function splitHoldout(options: {
-  records: readonly TrajectoryRecord[];
-  share: number;
-  seed: number;
-}): {
-  train: TrajectoryRecord[];
-  holdout: TrajectoryRecord[];
-} {
-  const order = options.records.map((_, i) => i);
-  const random = createRandom({ seed: options.seed });
-  for (let i = order.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  const n = Math.round(options.records.length * options.share);
-  const held = new Set(order.slice(0, n));
-  return {
-    train: options.records.filter((_, i) => !held.has(i)),
-    holdout: options.records.filter((_, i) => held.has(i)),
-  };
 }
 
 async function score(policy: Policy, records: readonly TrajectoryRecord[]): Promise<TrajectoryMetrics> {

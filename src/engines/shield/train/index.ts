@@ -5,4 +5,5 @@ export {
   recordContext,
   type StepLabel,
 } from "./labelled-steps.js";
+export { splitHoldout } from "./split-holdout.js";
 export { type TrainingEpoch, type TrainWeightsResult, trainWeights } from "./train-weights.js";

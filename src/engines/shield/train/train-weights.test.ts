@@ -151,6 +151,19 @@ describe("trainWeights", () => {
     expect(f.violatedRules).toEqual(["finish"]);
   });
 
+  it("learns a rule with few examples among many examples of other circuits (each rule at its own pace)", async () => {
+    // 2,000 trajectories that never delete: their examples involve no rule of the delete circuit, so
+    // they must not slow down what the six trajectories above teach about it.
+    const others = Array.from({ length: 2_000 }, (_, i) =>
+      TrajectoryRecordSchema.parse({ id: `o${i}`, input: "t", steps: [s.home, s.done], label: "safe" }),
+    );
+    const examples = examplesFromRecords({ records: [...records, ...others], policy });
+    const result = await trainWeights({ policy, examples, seed: 1 });
+    const w = Object.fromEntries(result.policy.rules!.temporalRules!.map((r) => [r.id, r.weight]));
+    expect(w["ask-first"]).toBe(0);
+    expect(w.protected).toBeGreaterThanOrEqual(1);
+  });
+
   it("is deterministic and keeps weights non-negative", async () => {
     const examples = examplesFromRecords({ records, policy });
     const a = await trainWeights({ policy, examples, epochs: 50, learningRate: 3, seed: 4 });

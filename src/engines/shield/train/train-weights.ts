@@ -5,13 +5,16 @@
  * circuit (μ+ against μ−; for an "end" example, the complete trajectory against the world meeting every
  * obligation). Full-batch projected subgradient descent: the gradient of Δ_i with respect to w_r is
  * the rule's probability of holding with the action minus without it (exactly 1[μ+ ⊨ r] − 1[μ− ⊨ r]
- * when nothing is open), the step is divided by the number of examples, and negative weights are
- * clipped to 0 — deterministic for a given seed (which only seeds the sampling of large open sets).
+ * when nothing is open), each rule's step is divided by the number of examples whose circuits hold that
+ * rule, and negative weights are clipped to 0 — deterministic for a given seed (which only seeds the
+ * sampling of large open sets).
  *
  * Circuits: the objective is a sum over examples, each of which involves the rules of the circuits
  * its step fetched. The policy keeps ONE weight per rule, so a rule shared by several circuits gets
  * one weight trained on all their examples; when circuits share no rule this is exactly a separate
- * minimisation per circuit. `history` reports the loss per epoch and the final loss per circuit.
+ * minimisation per circuit, each at its own pace: dividing by the rule's own examples (not by all of
+ * them) keeps a task's rule learnable in a policy of thousands of rules, where a share of the whole set
+ * would move it by a rounding error. `history` reports the loss per epoch and the final loss per circuit.
  *
  * Examples are evaluated once (every rule on every world, through the same code path as the engine,
  * without a model: `ask` predicates stay open) and re-scored for each epoch's weights. Examples whose
@@ -241,6 +244,10 @@ export async function trainWeights(options: {
   const prepared = await prepare(evaluationPolicy, options.examples, runtime, ruleIndexOf);
   const weights = rules.map((r) => r.weight);
   const n = Math.max(1, prepared.length);
+  // Examples per rule: each rule's step is its own mean subgradient.
+  const examplesOfRule = new Array<number>(rules.length).fill(0);
+  for (const e of prepared)
+    if (e.problem) for (const g of new Set(e.ruleIndex)) examplesOfRule[g] = (examplesOfRule[g] ?? 0) + 1;
   const history: TrainingEpoch[] = [];
   const evaluate = (epoch: number): Scored[] => {
     const scored = prepared.map((e) => score(e, weights, epsilon));
@@ -264,7 +271,8 @@ export async function trainWeights(options: {
       for (const [g, d] of s.gradient) grad.set(g, (grad.get(g) ?? 0) - e.y * d);
     });
     if (grad.size === 0) break;
-    for (const [g, d] of grad) weights[g] = Math.max(0, (weights[g] as number) - (rate * d) / n);
+    for (const [g, d] of grad)
+      weights[g] = Math.max(0, (weights[g] as number) - (rate * d) / Math.max(1, examplesOfRule[g]!));
     scored = evaluate(epoch);
   }
   const circuits: TrainWeightsResult["circuits"] = {};
