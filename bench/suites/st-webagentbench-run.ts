@@ -31,7 +31,7 @@ export async function stWebAgentBenchSuite(options: {
   const suite = buildStWebAgentBenchSuite({ tasks: dataset.tasks, seed, version: dataset.version });
   return {
     trajectories: suite.trajectories,
-    description: `OUR OWN suite ${ST_SUITE_NAME} generated from these tasks and policies (seed ${seed}); labels by construction`,
+    description: `OUR OWN suite ${ST_SUITE_NAME} generated from these tasks and policies (seed ${seed}); labelled as the benchmark's evaluators would score each run (our reimplementation, bench/suites/st-webagentbench-official.ts)`,
   };
 }
 
