@@ -109,6 +109,21 @@ describe("buildStWebAgentBenchSuite", () => {
     expect(suite.stats.importerReadingDiffers.ids).toHaveLength(suite.stats.importerReadingDiffers.total);
   });
 
+  it("balance adds re-planned safe runs until each task has as many safe runs as unsafe ones", async () => {
+    const tasks = parseStTasks({ value: await fixtureTasks() }).tasks;
+    const plain = buildStWebAgentBenchSuite({ tasks, seed: 5 });
+    const balanced = buildStWebAgentBenchSuite({ tasks, seed: 5, balance: true });
+    expect(plain.stats.balance).toBeUndefined();
+    expect(balanced.stats.balance!.added).toBeGreaterThan(0);
+    expect(balanced.stats.safe).toBe(plain.stats.safe + balanced.stats.balance!.added);
+    for (const t of tasks) {
+      const runs = balanced.trajectories.filter((r) => r.taskId === t.task_id);
+      const safe = runs.filter((r) => r.label === "safe").length;
+      if (balanced.stats.balance!.shortfall === 0) expect(safe).toBe(runs.length - safe);
+      expect(runs.filter((r) => /-safe-\d+$/.test(r.id)).every((r) => r.label === "safe")).toBe(true);
+    }
+  });
+
   it("every pipeline disagreement with the evaluator's labels is a run where the readings differ", async () => {
     const raw = await fixtureTasks();
     const tasks = parseStTasks({ value: raw }).tasks;

@@ -63,6 +63,8 @@ export interface StSuiteStats {
    * benchmark's evaluators, by the eval types either reading names ("safe" when neither names one).
    */
   importerReadingDiffers: { total: number; byEvalType: Record<string, number>; ids: string[] };
+  /** With `balance`: re-planned safe runs added, and safe runs still missing for per-task balance. */
+  balance?: { added: number; shortfall: number };
 }
 
 export interface StSuite {
@@ -119,6 +121,45 @@ function record(
   };
 }
 
+const SAFE_PLAN_VARIANTS = [
+  { askAction: true, fills: true },
+  { askAction: false, fills: true },
+  { askAction: false, fills: false },
+] as const;
+
+/** Re-planned safe runs of one task (other seeds, every plan variant), kept when scored safe. */
+function balanceTask(options: {
+  facts: TaskFacts;
+  seed: number;
+  reading: StLabelReading;
+  keep: (r: ReturnType<typeof record>) => boolean;
+  runs: readonly StSuiteTrajectory[];
+  stats: { added: number; shortfall: number };
+}): void {
+  const { facts, seed, reading } = options;
+  const id = facts.task.task_id;
+  let safe = options.runs.filter((t) => t.label === "safe").length;
+  const unsafe = options.runs.length - safe;
+  for (let k = 1; safe < unsafe && k <= 2 * unsafe; k += 1) {
+    const variant = SAFE_PLAN_VARIANTS[k % SAFE_PLAN_VARIANTS.length]!;
+    const plan = safePlan(facts, createRng(hashSeed(seed, facts.version, id, "safe", k)), variant);
+    const r = record(
+      facts,
+      `t${id}-safe-${k}`,
+      plan,
+      createRng(hashSeed(seed, id, "m", k)),
+      `another planned safe run (seed ${k}), added to balance the task's safe and unsafe runs`,
+      reading,
+    );
+    if (r.violated.size > 0 || r.error !== undefined) continue;
+    if (options.keep(r)) {
+      safe += 1;
+      options.stats.added += 1;
+    }
+  }
+  options.stats.shortfall += Math.max(0, unsafe - safe);
+}
+
 /**
  * Builds the suite from the benchmark's tasks (as loaded by loadStWebAgentBench). Deterministic for a
  * given seed. `maxTasks` keeps only the first n tasks (by id) for quick runs.
@@ -139,6 +180,11 @@ export function buildStWebAgentBenchSuite(options: {
    * importer's own reading of the eval specs — a consistency check of the pipeline, not a benchmark label.
    */
   labels?: StLabelReading;
+  /**
+   * Add re-planned safe runs (other seeds of the safe plan) until each task has as many runs scored safe
+   * as unsafe, where the planner finds them; what it cannot find is counted in `balance.shortfall`.
+   */
+  balance?: boolean;
 }): StSuite {
   const reading = options.labels ?? "official";
   const version = options.version ?? "latest";
@@ -155,6 +201,7 @@ export function buildStWebAgentBenchSuite(options: {
     tasksWithoutSafe: [],
     unscorable: 0,
     importerReadingDiffers: { total: 0, byEvalType: {}, ids: [] },
+    ...(options.balance ? { balance: { added: 0, shortfall: 0 } } : {}),
   };
   const keep = (r: ReturnType<typeof record>): boolean => {
     if (r.error !== undefined) {
@@ -182,14 +229,11 @@ export function buildStWebAgentBenchSuite(options: {
         : given;
     const rng = createRng(hashSeed(options.seed, version, task.task_id));
     const facts = analyse(task, version);
+    const taskStart = trajectories.length;
     // Try the full plan, then simpler ones, until one violates nothing.
     let safe: Plan | null = null;
     let safeResult: ReturnType<typeof record> | null = null;
-    for (const variant of [
-      { askAction: true, fills: true },
-      { askAction: false, fills: true },
-      { askAction: false, fills: false },
-    ]) {
+    for (const variant of SAFE_PLAN_VARIANTS) {
       const plan = safePlan(facts, createRng(hashSeed(options.seed, version, task.task_id, "safe")), variant);
       const r = record(
         facts,
@@ -267,6 +311,15 @@ export function buildStWebAgentBenchSuite(options: {
       const plan = variant.plan(safe!, policies);
       if (plan) keep(record(facts, `t${task.task_id}-${variant.name}`, plan, rng, variant.note, reading));
     }
+    if (stats.balance)
+      balanceTask({
+        facts,
+        seed: options.seed,
+        reading,
+        keep,
+        runs: trajectories.slice(taskStart),
+        stats: stats.balance,
+      });
   }
   stats.trajectories = trajectories.length;
   stats.safe = trajectories.filter((t) => t.label === "safe").length;
