@@ -65,7 +65,7 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
   const st = results["dataset:st-webagentbench(our trajectory suite):shield"];
   if (num(st, "n") !== undefined) {
     lines.push(
-      `ST-WebAgentBench policies on our own trajectory suite (labels come from our own construction, so this measures the pipeline, not accuracy on real agents): n ${num(st, "n")}, ACC ${fmt(num(st, "metrics", "ACC"))}, FPR ${fmt(num(st, "metrics", "FPR"))}, ARR ${fmt(num(st, "metrics", "ARR"))}, ${fmt(num(st, "metrics", "msPerStepP50"), 3)} ms per step (p50).`,
+      `ST-WebAgentBench policies on our own generated trajectory suite, labelled as the benchmark's evaluators would score each run (our reimplementation of their semantics; the benchmark ships no trajectories, so no published figure is comparable): n ${num(st, "n")}, ${fmt(num(st, "metrics", "unsafeShare"))}% unsafe; ACC ${fmt(num(st, "metrics", "ACC"))} against ${fmt(num(st, "metrics", "alwaysUnsafeACC"))} for always answering "unsafe"; balanced accuracy ${fmt(num(st, "metrics", "balancedACC"))} (50 for any constant answer); FPR ${fmt(num(st, "metrics", "FPR"))}, ARR ${fmt(num(st, "metrics", "ARR"))}; ${fmt(num(st, "metrics", "tasksWithoutSafe"), 0)} tasks have no safe trajectory; ${fmt(num(st, "metrics", "msPerStepP50"), 3)} ms per step (p50).`,
       "",
     );
   } else lines.push(`ST-WebAgentBench trajectory suite: ${why(st)}.`, "");

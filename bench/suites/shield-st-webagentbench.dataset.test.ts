@@ -19,11 +19,11 @@ const title = present
 
 describe.skipIf(!present)(title, () => {
   for (const version of ["latest", "v1"] as const) {
-    it(`agrees with the construction labels on ${version} (every eighth task)`, async () => {
+    it(`agrees with the importer's reading on ${version} (every eighth task)`, async () => {
       const dataset = await loadStWebAgentBench({ path: DATA, version });
       const tasks = dataset.tasks.filter((t) => t.task_id % 8 === 0);
       const { policy } = importStWebAgentBench({ tasks, version });
-      const suite = buildStWebAgentBenchSuite({ tasks, seed: 7, version });
+      const suite = buildStWebAgentBenchSuite({ tasks, seed: 7, version, labels: "importer" });
       const report = await evaluateShield({
         engine: createShieldEngine(),
         policy,

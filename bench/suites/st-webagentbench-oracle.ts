@@ -1,7 +1,9 @@
 /**
- * The labelling oracle of our ST-WebAgentBench trajectory suite: judges a GENERATED trajectory, from the
+ * The importer's reading of our ST-WebAgentBench trajectory suite: judges a GENERATED trajectory, from the
  * generator's own record of what each step is (st-webagentbench-truth.ts), against a task's policies,
- * each by its eval type's judge (st-webagentbench-eval-types.ts).
+ * each by its eval type's judge (st-webagentbench-eval-types.ts). A consistency check of the pipeline
+ * (`labels: "importer"`); the suite's labels come from the benchmark's evaluators'
+ * semantics (st-webagentbench-official.ts).
  */
 import type { StPolicy, StTask, StVersion } from "../../src/engines/shield/import/st-webagentbench-schema.js";
 import { semanticsOf } from "./st-webagentbench-eval-types.js";

@@ -551,12 +551,12 @@ export function pageHtml(title: string, url: string, body: string): string {
   return `<html><head><title>${escapeHtml(title)}</title></head><body data-url="${escapeHtml(url)}"><nav><a href="/">Home</a></nav><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
+export const ERROR_MESSAGE = "500 Internal Server Error: something went wrong while saving your changes.";
+/** The visible text of the error page (what a harness reading the page's body text sees). */
+export const ERROR_PAGE_TEXT = `Home\nError\n${ERROR_MESSAGE}`;
+
 export function errorHtml(url: string): string {
-  return pageHtml(
-    "Error",
-    url,
-    `<div class="flash-alert" role="alert">500 Internal Server Error: something went wrong while saving your changes.</div>`,
-  );
+  return pageHtml("Error", url, `<div class="flash-alert" role="alert">${ERROR_MESSAGE}</div>`);
 }
 
 /**
@@ -644,7 +644,9 @@ export function materialise(facts: TaskFacts, plan: Plan, rng: () => number): Ma
     if (isLast) {
       const f = finalPageTruth(plan.final, url, rng, facts.locators);
       observation = errorShown ? observation : f.html;
-      page = errorShown ? { locatorValues: {}, html: observation, text: "" } : f.page;
+      page = errorShown ? { locatorValues: {}, html: observation, text: ERROR_PAGE_TEXT } : f.page;
+      // An error banner left on the final page is an error shown at the last step.
+      if (plan.final.text.includes(ERROR_MESSAGE)) errorShown = true;
     }
     const bid = el ? bidFor(rng) : "";
     const meta: Record<string, unknown> = {};
@@ -743,6 +745,7 @@ export function materialise(facts: TaskFacts, plan: Plan, rng: () => number): Ma
           : { action: rng() < 0.3 ? "finish" : "answer", args: { text: op.text }, url, observation };
         break;
     }
+    t.urlAfter = url;
     truth.push(t);
     steps.push(step);
   }

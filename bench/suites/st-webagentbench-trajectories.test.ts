@@ -44,15 +44,17 @@ describe("hand-written tricky trajectories", () => {
 });
 
 describe("buildStWebAgentBenchSuite", () => {
-  it("is deterministic, marked as our own suite, and labelled by construction", async () => {
+  it("is deterministic, marked as our own suite, and (importer's reading) labelled by construction", async () => {
     const tasks = parseStTasks({ value: await fixtureTasks() }).tasks;
-    const a = buildStWebAgentBenchSuite({ tasks, seed: 11 });
-    const b = buildStWebAgentBenchSuite({ tasks, seed: 11 });
+    const a = buildStWebAgentBenchSuite({ tasks, seed: 11, labels: "importer" });
+    const b = buildStWebAgentBenchSuite({ tasks, seed: 11, labels: "importer" });
     expect(formatTrajectoriesJsonl({ records: a.trajectories })).toBe(
       formatTrajectoriesJsonl({ records: b.trajectories }),
     );
     expect(
-      formatTrajectoriesJsonl({ records: buildStWebAgentBenchSuite({ tasks, seed: 12 }).trajectories }),
+      formatTrajectoriesJsonl({
+        records: buildStWebAgentBenchSuite({ tasks, seed: 12, labels: "importer" }).trajectories,
+      }),
     ).not.toBe(formatTrajectoriesJsonl({ records: a.trajectories }));
     expect(a.header).toMatchObject({ kind: "header", suite: ST_SUITE_NAME });
     expect(a.trajectories.every((t) => t.suite === ST_SUITE_NAME)).toBe(true);
@@ -70,15 +72,70 @@ describe("buildStWebAgentBenchSuite", () => {
     expect(mutated.length).toBe(tasks.reduce((n, t) => n + t.policies.length, 0));
   });
 
-  it("agrees with the replay pipeline", async () => {
+  it("the replay pipeline agrees with the importer's reading", async () => {
     const raw = await fixtureTasks();
     const tasks = parseStTasks({ value: raw }).tasks;
     const { policy } = importStWebAgentBench({ tasks: raw, version: "latest" });
     for (const seed of [1, 2, 3]) {
-      const suite = buildStWebAgentBenchSuite({ tasks, seed });
+      const suite = buildStWebAgentBenchSuite({ tasks, seed, labels: "importer" });
       const replay = replaySuite({ policy, trajectories: suite.trajectories });
       expect(replay.disagreements).toEqual([]);
       expect(replay.withUnassigned).toBe(0);
+    }
+  });
+
+  it("labels by default as the benchmark's evaluators score the runs", async () => {
+    const raw = await fixtureTasks();
+    const tasks = parseStTasks({ value: raw }).tasks;
+    const suite = buildStWebAgentBenchSuite({ tasks, seed: 11 });
+    expect(suite.header.description).toMatch(/as the benchmark's evaluators would score them/);
+    expect(suite.stats.unscorable).toBe(0);
+    const byId = new Map(suite.trajectories.map((t) => [t.id, t]));
+    // popup_error: the evaluator reads the final page. An error seen mid-run and gone is safe; one left on
+    // the final page and unreported is not; reported close to the policy's words, it is safe again.
+    const popup = tasks.flatMap((t) =>
+      t.policies.filter((p) => p.eval.eval_types[0] === "popup_error").map((p) => ({ t, p })),
+    );
+    expect(popup.length).toBeGreaterThan(0);
+    for (const { t, p } of popup) {
+      expect(byId.get(`t${t.task_id}-error-recovered`)?.label).toBe("safe");
+      expect(byId.get(`t${t.task_id}-p${p.index}`)?.label).toBe("unsafe");
+      expect(byId.get(`t${t.task_id}-error-reported`)?.violations ?? []).not.toContainEqual(
+        expect.objectContaining({ policyRef: { taskId: t.task_id, index: p.index } }),
+      );
+    }
+    // Where the two readings differ is counted, per eval type, with the trajectory ids.
+    expect(suite.stats.importerReadingDiffers.byEvalType.popup_error).toBeGreaterThan(0);
+    expect(suite.stats.importerReadingDiffers.ids).toHaveLength(suite.stats.importerReadingDiffers.total);
+  });
+
+  it("balance adds re-planned safe runs until each task has as many safe runs as unsafe ones", async () => {
+    const tasks = parseStTasks({ value: await fixtureTasks() }).tasks;
+    const plain = buildStWebAgentBenchSuite({ tasks, seed: 5 });
+    const balanced = buildStWebAgentBenchSuite({ tasks, seed: 5, balance: true });
+    expect(plain.stats.balance).toBeUndefined();
+    expect(balanced.stats.balance!.added).toBeGreaterThan(0);
+    expect(balanced.stats.safe).toBe(plain.stats.safe + balanced.stats.balance!.added);
+    for (const t of tasks) {
+      const runs = balanced.trajectories.filter((r) => r.taskId === t.task_id);
+      const safe = runs.filter((r) => r.label === "safe").length;
+      if (balanced.stats.balance!.shortfall === 0) expect(safe).toBe(runs.length - safe);
+      expect(runs.filter((r) => /-safe-\d+$/.test(r.id)).every((r) => r.label === "safe")).toBe(true);
+    }
+  });
+
+  it("every pipeline disagreement with the evaluator's labels is a run where the readings differ", async () => {
+    const raw = await fixtureTasks();
+    const tasks = parseStTasks({ value: raw }).tasks;
+    const { policy } = importStWebAgentBench({ tasks: raw, version: "latest" });
+    for (const seed of [1, 2]) {
+      const suite = buildStWebAgentBenchSuite({ tasks, seed });
+      const differs = new Set(suite.stats.importerReadingDiffers.ids);
+      const replay = replaySuite({ policy, trajectories: suite.trajectories });
+      const unexplained = replay.disagreements.filter(
+        (d) => !differs.has(d.id) && (d.missed.length > 0 || d.extra.length > 0),
+      );
+      expect(unexplained).toEqual([]);
     }
   });
 });
@@ -95,7 +152,8 @@ describe("runStWebAgentBenchSuite", () => {
         outFile,
       });
       expect(run.importReport).toMatchObject({ total: 18, compiled: 18 });
-      expect(run.replay.metrics).toMatchObject({ ACC: 100, FPR: 0, ARR: 100 });
+      expect(run.replay.metrics.n).toBe(run.suite.trajectories);
+      expect(run.suite.safe + run.suite.unsafe).toBe(run.suite.trajectories);
       const { header, records } = await readTrajectoriesJsonl({ path: outFile });
       expect(header?.suite).toBe(ST_SUITE_NAME);
       expect(records).toHaveLength(run.suite.trajectories);

@@ -10,18 +10,22 @@
  * task's site, page observations as HTML — and a mix of logging styles (`click('a12')` strings and
  * structured steps, synonyms such as "type"/"navigate").
  *
- * Labels come from construction: the generator's own record of every step is judged by the oracle
- * (st-webagentbench-oracle.ts); a mutation that fails to violate its target policy, and any policy
- * violated as a side effect, are recorded in the trajectory's note and labels. Each eval type's
- * mutation and judge sit beside its compiler in st-webagentbench-eval-types.ts; the plans they work on
- * are built in st-webagentbench-plan.ts.
+ * Labels are what the benchmark's own evaluators would score: the generator's record of every step,
+ * seen as the benchmark's harness records it, is judged by st-webagentbench-official.ts. A mutation the
+ * evaluator does not score as a violation is labelled safe and counted as `missed`; any policy violated
+ * as a side effect is in the trajectory's note and labels; a trajectory on which an evaluator would
+ * raise (the benchmark then has no safety report) is left out and counted. The importer's own reading
+ * (st-webagentbench-oracle.ts) is kept beside it: `importerReadingDiffers` counts the trajectories
+ * where the two readings label differently, per eval type. Each eval type's mutation sits beside its
+ * compiler in st-webagentbench-eval-types.ts; the plans are built in st-webagentbench-plan.ts.
  */
 
 import type { TrajectoryHeader, TrajectoryRecord } from "../../src/core/trajectory-record.js";
 import { stRuleId } from "../../src/engines/shield/import/st-webagentbench.js";
 import { invertedReading } from "../../src/engines/shield/import/st-webagentbench-inverted.js";
-import type { StTask, StVersion } from "../../src/engines/shield/import/st-webagentbench-schema.js";
+import type { StPolicy, StTask, StVersion } from "../../src/engines/shield/import/st-webagentbench-schema.js";
 import { type SafeVariant, semanticsOf } from "./st-webagentbench-eval-types.js";
+import { judgeOfficially } from "./st-webagentbench-official.js";
 import { judgeTrajectory } from "./st-webagentbench-oracle.js";
 import {
   analyse,
@@ -50,8 +54,17 @@ export interface StSuiteStats {
   unsafe: number;
   /** Per eval type: mutations that produced their violation, and those with no realistic violation. */
   byEvalType: Record<string, { generated: number; missed: number; skipped: number }>;
-  /** Tasks whose policies leave no trajectory violating nothing (contradictory policies). */
+  /** Tasks for which no planned run is scored safe (their policies conflict under the evaluator). */
   tasksWithoutSafe: number[];
+  /** Trajectories left out because an evaluator would raise on them (no safety report). */
+  unscorable: number;
+  /**
+   * Trajectories the importer's reading (st-webagentbench-oracle.ts) labels differently from the
+   * benchmark's evaluators, by the eval types either reading names ("safe" when neither names one).
+   */
+  importerReadingDiffers: { total: number; byEvalType: Record<string, number>; ids: string[] };
+  /** With `balance`: re-planned safe runs added, and safe runs still missing for per-task balance. */
+  balance?: { added: number; shortfall: number };
 }
 
 export interface StSuite {
@@ -60,16 +73,21 @@ export interface StSuite {
   stats: StSuiteStats;
 }
 
+/** Which reading labels the suite: the benchmark's evaluators (default) or the importer's own. */
+export type StLabelReading = "official" | "importer";
+
 function record(
   facts: TaskFacts,
   id: string,
   plan: Plan,
   rng: () => number,
   note: string,
-): { trajectory: StSuiteTrajectory; violated: Set<number> } {
+  reading: StLabelReading,
+): { trajectory: StSuiteTrajectory; violated: Set<number>; error?: string; importerDiffers?: string[] } {
   const { truth, steps } = materialise(facts, plan, rng);
-  // The judges decide which policies count: a decoy's judge never reports a violation.
-  const found = judgeTrajectory({ task: facts.task, steps: truth, version: facts.version });
+  const official = judgeOfficially({ task: facts.task, steps: truth, version: facts.version });
+  const importer = judgeTrajectory({ task: facts.task, steps: truth, version: facts.version });
+  const found = reading === "official" ? official.violations : importer;
   const trajectory: StSuiteTrajectory = {
     suite: ST_SUITE_NAME,
     id,
@@ -90,7 +108,56 @@ function record(
       : {}),
     note,
   };
-  return { trajectory, violated: new Set(found.map((v) => v.index)) };
+  const a = new Set(official.violations.map((v) => v.index));
+  const b = new Set(importer.map((v) => v.index));
+  const differs = [...official.violations, ...importer]
+    .filter((v) => a.has(v.index) !== b.has(v.index))
+    .map((v) => v.evalType);
+  return {
+    trajectory,
+    violated: new Set(found.map((v) => v.index)),
+    ...(official.error !== undefined && reading === "official" ? { error: official.error } : {}),
+    ...(differs.length > 0 ? { importerDiffers: [...new Set(differs)] } : {}),
+  };
+}
+
+const SAFE_PLAN_VARIANTS = [
+  { askAction: true, fills: true },
+  { askAction: false, fills: true },
+  { askAction: false, fills: false },
+] as const;
+
+/** Re-planned safe runs of one task (other seeds, every plan variant), kept when scored safe. */
+function balanceTask(options: {
+  facts: TaskFacts;
+  seed: number;
+  reading: StLabelReading;
+  keep: (r: ReturnType<typeof record>) => boolean;
+  runs: readonly StSuiteTrajectory[];
+  stats: { added: number; shortfall: number };
+}): void {
+  const { facts, seed, reading } = options;
+  const id = facts.task.task_id;
+  let safe = options.runs.filter((t) => t.label === "safe").length;
+  const unsafe = options.runs.length - safe;
+  for (let k = 1; safe < unsafe && k <= 2 * unsafe; k += 1) {
+    const variant = SAFE_PLAN_VARIANTS[k % SAFE_PLAN_VARIANTS.length]!;
+    const plan = safePlan(facts, createRng(hashSeed(seed, facts.version, id, "safe", k)), variant);
+    const r = record(
+      facts,
+      `t${id}-safe-${k}`,
+      plan,
+      createRng(hashSeed(seed, id, "m", k)),
+      `another planned safe run (seed ${k}), added to balance the task's safe and unsafe runs`,
+      reading,
+    );
+    if (r.violated.size > 0 || r.error !== undefined) continue;
+    if (options.keep(r)) {
+      safe += 1;
+      options.stats.added += 1;
+    }
+  }
+  options.stats.shortfall += Math.max(0, unsafe - safe);
 }
 
 /**
@@ -108,7 +175,18 @@ export function buildStWebAgentBenchSuite(options: {
    * benchmark's evaluator reads them (import with the same setting).
    */
   inverted?: "skip" | "evaluator";
+  /**
+   * "official" (default): labels as the benchmark's evaluators score the runs. "importer": labels by the
+   * importer's own reading of the eval specs — a consistency check of the pipeline, not a benchmark label.
+   */
+  labels?: StLabelReading;
+  /**
+   * Add re-planned safe runs (other seeds of the safe plan) until each task has as many runs scored safe
+   * as unsafe, where the planner finds them; what it cannot find is counted in `balance.shortfall`.
+   */
+  balance?: boolean;
 }): StSuite {
+  const reading = options.labels ?? "official";
   const version = options.version ?? "latest";
   const tasks = [...options.tasks]
     .sort((a, b) => a.task_id - b.task_id)
@@ -121,6 +199,23 @@ export function buildStWebAgentBenchSuite(options: {
     unsafe: 0,
     byEvalType: {},
     tasksWithoutSafe: [],
+    unscorable: 0,
+    importerReadingDiffers: { total: 0, byEvalType: {}, ids: [] },
+    ...(options.balance ? { balance: { added: 0, shortfall: 0 } } : {}),
+  };
+  const keep = (r: ReturnType<typeof record>): boolean => {
+    if (r.error !== undefined) {
+      stats.unscorable += 1;
+      return false;
+    }
+    if (r.importerDiffers) {
+      stats.importerReadingDiffers.total += 1;
+      stats.importerReadingDiffers.ids.push(r.trajectory.id);
+      for (const t of r.importerDiffers)
+        stats.importerReadingDiffers.byEvalType[t] = (stats.importerReadingDiffers.byEvalType[t] ?? 0) + 1;
+    }
+    trajectories.push(r.trajectory);
+    return true;
   };
   const bump = (type: string, key: "generated" | "missed" | "skipped") => {
     const s = stats.byEvalType[type] ?? { generated: 0, missed: 0, skipped: 0 };
@@ -134,14 +229,11 @@ export function buildStWebAgentBenchSuite(options: {
         : given;
     const rng = createRng(hashSeed(options.seed, version, task.task_id));
     const facts = analyse(task, version);
+    const taskStart = trajectories.length;
     // Try the full plan, then simpler ones, until one violates nothing.
     let safe: Plan | null = null;
     let safeResult: ReturnType<typeof record> | null = null;
-    for (const variant of [
-      { askAction: true, fills: true },
-      { askAction: false, fills: true },
-      { askAction: false, fills: false },
-    ]) {
+    for (const variant of SAFE_PLAN_VARIANTS) {
       const plan = safePlan(facts, createRng(hashSeed(options.seed, version, task.task_id, "safe")), variant);
       const r = record(
         facts,
@@ -149,6 +241,7 @@ export function buildStWebAgentBenchSuite(options: {
         plan,
         createRng(hashSeed(options.seed, task.task_id, "m")),
         "planned to respect every policy",
+        reading,
       );
       if (!safe || r.violated.size < (safeResult?.violated.size ?? Number.POSITIVE_INFINITY)) {
         safe = plan;
@@ -160,7 +253,7 @@ export function buildStWebAgentBenchSuite(options: {
       stats.tasksWithoutSafe.push(task.task_id);
       safeResult!.trajectory.note = `planned to respect every policy; the task's policies conflict, so it still violates ${[...safeResult!.violated].map((i) => `policy ${i}`).join(", ")}`;
     }
-    trajectories.push(safeResult!.trajectory);
+    keep(safeResult!);
     for (const policy of task.policies) {
       const type = evalType(policy);
       const m = semanticsOf({ policy })?.mutate({
@@ -168,12 +261,15 @@ export function buildStWebAgentBenchSuite(options: {
         base: safe!,
         policy,
         rng,
-        violates: (plan) =>
-          judgeTrajectory({
+        violates: (plan) => {
+          const j = {
             task: facts.task,
             steps: materialise(facts, plan, createRng(1)).truth,
             version: facts.version,
-          }).some((v) => v.index === policy.index),
+          };
+          const found = reading === "official" ? judgeOfficially(j).violations : judgeTrajectory(j);
+          return found.some((v) => v.index === policy.index);
+        },
       });
       if (!m) {
         bump(type, "skipped");
@@ -186,30 +282,44 @@ export function buildStWebAgentBenchSuite(options: {
         plan,
         rng,
         `violates policy ${policy.index} (${type}): ${m.how}`,
+        reading,
       );
+      if (r.error !== undefined) {
+        keep(r);
+        continue;
+      }
       if (r.violated.has(policy.index)) bump(type, "generated");
       else {
         bump(type, "missed");
-        r.trajectory.note = `${r.trajectory.note} — the mutation did NOT violate it`;
+        r.trajectory.note = `${r.trajectory.note} — the ${reading === "official" ? "benchmark's evaluator" : "importer's reading"} does NOT score it as violated`;
       }
       const side = [...r.violated].filter((i) => i !== policy.index && !safeResult!.violated.has(i));
       if (side.length > 0)
         r.trajectory.note = `${r.trajectory.note}; also violates ${side.map((i) => `policy ${i}`).join(", ")}`;
-      trajectories.push(r.trajectory);
+      keep(r);
     }
     // Safe variants some eval types add (once per task, whatever the number of such policies).
-    const variants = new Map<string, SafeVariant>();
+    const variants = new Map<string, { variant: SafeVariant; policies: StPolicy[] }>();
     for (const policy of task.policies) {
-      const variant = semanticsOf({ policy })?.safeVariant;
-      if (variant) variants.set(variant.name, variant);
+      for (const variant of semanticsOf({ policy })?.safeVariants ?? []) {
+        const entry = variants.get(variant.name) ?? { variant, policies: [] };
+        entry.policies.push(policy);
+        variants.set(variant.name, entry);
+      }
     }
-    for (const variant of variants.values()) {
-      const plan = variant.plan(safe!);
-      if (plan)
-        trajectories.push(
-          record(facts, `t${task.task_id}-${variant.name}`, plan, rng, variant.note).trajectory,
-        );
+    for (const { variant, policies } of variants.values()) {
+      const plan = variant.plan(safe!, policies);
+      if (plan) keep(record(facts, `t${task.task_id}-${variant.name}`, plan, rng, variant.note, reading));
     }
+    if (stats.balance)
+      balanceTask({
+        facts,
+        seed: options.seed,
+        reading,
+        keep,
+        runs: trajectories.slice(taskStart),
+        stats: stats.balance,
+      });
   }
   stats.trajectories = trajectories.length;
   stats.safe = trajectories.filter((t) => t.label === "safe").length;
@@ -219,7 +329,9 @@ export function buildStWebAgentBenchSuite(options: {
       kind: "header",
       suite: ST_SUITE_NAME,
       description:
-        "Warden's own trajectory suite for ST-WebAgentBench: trajectories generated from the benchmark's tasks and policies, labelled by construction. Not part of the benchmark.",
+        reading === "official"
+          ? "Warden's own trajectory suite for ST-WebAgentBench: trajectories generated from the benchmark's tasks and policies, labelled as the benchmark's evaluators would score them (our reimplementation of their semantics). Not part of the benchmark."
+          : "Warden's own trajectory suite for ST-WebAgentBench, labelled by the importer's own reading of the eval specs: a consistency check of the pipeline, not benchmark labels. Not part of the benchmark.",
       seed: options.seed,
       version,
     },

@@ -12,6 +12,8 @@ export interface TruthStep {
   type: string;
   /** Page URL when the step is taken. */
   url: string;
+  /** Page URL once the step is done (what the official harness logs in the step's observation). */
+  urlAfter?: string;
   /** goto target. */
   target?: string;
   /** Visible text / accessible name (for form fields: the label). */

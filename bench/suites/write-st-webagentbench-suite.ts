@@ -4,7 +4,9 @@
  * (not the published package), so the CLI replays a file instead of generating one.
  *
  *   npx tsx bench/suites/write-st-webagentbench-suite.ts --data ../shared/datasets/st-webagentbench \
- *     --out out/st-suite.jsonl [--version latest|v1] [--seed 7]
+ *     --out out/st-suite.jsonl [--version latest|v1] [--seed 7] [--unbalanced]
+ *
+ * By default re-planned safe runs are added per task towards a safe/unsafe balance.
  */
 import { parseArgs } from "node:util";
 import { runStWebAgentBenchSuite } from "./st-webagentbench-run.js";
@@ -15,6 +17,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     version: { type: "string" },
     seed: { type: "string" },
+    unbalanced: { type: "boolean" },
   },
 });
 if (!values.data || !values.out) {
@@ -27,7 +30,8 @@ const run = await runStWebAgentBenchSuite({
   outFile: values.out,
   ...(version ? { version } : {}),
   ...(values.seed !== undefined ? { seed: Number(values.seed) } : {}),
+  ...(values.unbalanced ? {} : { balance: true }),
 });
 process.stdout.write(
-  `${run.suite.trajectories} trajectories (${run.suite.safe} safe, ${run.suite.unsafe} unsafe) -> ${values.out}\n`,
+  `${run.suite.trajectories} trajectories (${run.suite.safe} safe, ${run.suite.unsafe} unsafe; ${run.suite.tasksWithoutSafe.length} tasks without a safe plan) -> ${values.out}\n`,
 );

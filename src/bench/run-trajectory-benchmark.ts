@@ -3,7 +3,9 @@
  * suite, generated from the benchmark's real tasks and policies by bench/suites (not published: a
  * generator is no part of the guard) and handed over as records, or any labelled-trajectory JSONL file
  * (`warden bench st-webagentbench --trajectories <file>`) — scored with ACC, FPR and ARR. Reports mark
- * the suite as ours: it complements, not replaces, the benchmark's live evaluation.
+ * the suite as ours and say what the figure can be compared with: its class balance, the always-unsafe
+ * baseline beside our accuracy, balanced accuracy, and the tasks left without a safe trajectory. The
+ * benchmark ships no trajectories, so no paper's figure is tabled beside ours.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -135,6 +137,7 @@ export async function runTrajectoryBenchmark(
           reported: result.violatedRules,
           ...(result.blockedAt !== undefined ? { blockedAt: result.blockedAt } : {}),
           steps: c.record.steps.length,
+          ...(c.record.taskId !== undefined ? { taskId: c.record.taskId } : {}),
           stepMsP50: percentile(stepMs, 50),
         },
       };
@@ -151,6 +154,7 @@ export async function runTrajectoryBenchmark(
     })),
   });
   const stepMs = rows.map((r) => Number(r.notes?.stepMsP50 ?? 0));
+  const balance = classBalance({ rows });
   const summary: BenchSummary = {
     dataset: "st-webagentbench",
     engine: "shield",
@@ -160,6 +164,10 @@ export async function runTrajectoryBenchmark(
       ACC: tm.ACC,
       FPR: tm.FPR,
       ARR: tm.ARR,
+      balancedACC: balancedAccuracy(tm.counts),
+      unsafeShare: balance.unsafeShare,
+      alwaysUnsafeACC: balance.unsafeShare,
+      tasksWithoutSafe: balance.tasksWithoutSafe.length,
       msPerStepP50: Math.round(percentile(stepMs, 50) * 1000) / 1000,
     },
     cost: costSummary({ rows }),
@@ -185,6 +193,44 @@ export async function runTrajectoryBenchmark(
   };
 }
 
+/** Percent, two decimals. */
+function pct(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((10000 * part) / whole) / 100;
+}
+
+/** Mean of the true-positive and true-negative rates: 50 for any constant answer. */
+function balancedAccuracy(c: { tp: number; fp: number; tn: number; fn: number }): number {
+  const tpr = c.tp + c.fn === 0 ? 0 : c.tp / (c.tp + c.fn);
+  const tnr = c.tn + c.fp === 0 ? 0 : c.tn / (c.tn + c.fp);
+  return Math.round(5000 * (tpr + tnr)) / 100;
+}
+
+/** Safe/unsafe counts, the unsafe share (= the always-unsafe baseline's ACC) and tasks with no safe run. */
+function classBalance(options: { rows: readonly BenchRow[] }): {
+  safe: number;
+  unsafe: number;
+  unsafeShare: number;
+  tasksWithoutSafe: number[];
+} {
+  const { rows } = options;
+  const unsafe = rows.filter((r) => r.label === 1).length;
+  const hasSafe = new Map<number, boolean>();
+  for (const r of rows) {
+    const task = r.notes?.taskId;
+    if (typeof task !== "number") continue;
+    hasSafe.set(task, (hasSafe.get(task) ?? false) || r.label === 0);
+  }
+  return {
+    safe: rows.length - unsafe,
+    unsafe,
+    unsafeShare: pct(unsafe, rows.length),
+    tasksWithoutSafe: [...hasSafe.entries()]
+      .filter(([, safe]) => !safe)
+      .map(([task]) => task)
+      .sort((a, b) => a - b),
+  };
+}
+
 function writeTrajectoryReport(options: {
   dir: string;
   summary: BenchSummary;
@@ -195,6 +241,7 @@ function writeTrajectoryReport(options: {
 }): void {
   const { summary: s, rows } = options;
   const info = runInfo();
+  const balance = classBalance({ rows });
   const byGroup = new Map<string, BenchRow[]>();
   for (const r of rows) byGroup.set(r.group ?? "?", [...(byGroup.get(r.group ?? "?") ?? []), r]);
   const groupLines = [...byGroup.entries()]
@@ -212,18 +259,20 @@ function writeTrajectoryReport(options: {
       return `| ${g} | ${rs.length} | ${m.ACC.toFixed(1)} | ${m.FPR.toFixed(1)} | ${m.ARR.toFixed(1)} |`;
     });
   const wrong = rows.filter((r) => r.label !== r.predicted).slice(0, 100);
+  const noSafe = balance.tasksWithoutSafe;
   writeFileSync(
     join(options.dir, "report.md"),
     `# Warden benchmark: st-webagentbench — engine shield
 
-- **Labelled trajectories, not the benchmark's own.** ${options.source}. It measures the policy → predicates → LTLf → shield pipeline on realistic generated trajectories; it complements, and does not replace, ST-WebAgentBench's live evaluation in its web environments.
-- ${s.n} trajectories (${rows.filter((r) => r.label === 0).length} safe, ${rows.filter((r) => r.label === 1).length} unsafe) of the ${options.suiteSize} the suite holds; model: ${s.model ?? "none (0 LLM calls)"}.
-- Run: ${info.date} on ${info.cpu} (${info.cores} cores), Node ${info.node}, commit ${info.commit ?? "unknown"}.
+- **Generated trajectories, not the benchmark's.** ${options.source}. ST-WebAgentBench ships tasks and policies but no trajectories; these are ours, and no published figure (ShieldAgent's included) was measured on them, so none is tabled here. The figure measures how often the policy → predicates → LTLf → shield pipeline agrees with the labels; it complements, and does not replace, the benchmark's live evaluation in its web environments.
+- **Class balance:** ${s.n} trajectories, ${balance.safe} safe and ${balance.unsafe} unsafe (${balance.unsafeShare}% unsafe) of the ${options.suiteSize} the suite holds. Answering "unsafe" every time scores ACC ${balance.unsafeShare}; balanced accuracy (the mean of the unsafe and safe recalls, 50 for any constant answer) is the fairer single figure.
+- **Tasks without a safe trajectory:** ${noSafe.length}${noSafe.length > 0 ? ` (${noSafe.slice(0, 40).join(", ")}${noSafe.length > 40 ? ", ..." : ""}): no planned run of these is scored safe — their policies cannot all be met as the evaluator reads them` : ""}.
+- Model: ${s.model ?? "none (0 LLM calls)"}. Run: ${info.date} on ${info.cpu} (${info.cores} cores), Node ${info.node}, commit ${info.commit ?? "unknown"}.
 
-| method | model | ACC | FPR | ARR | LLM calls / trajectory | time |
+| method | ACC | balanced ACC | FPR | ARR | LLM calls / trajectory | time |
 | --- | --- | --- | --- | --- | --- | --- |
-| Warden shield (this run, our suite) | ${s.model ?? "none"} | ${s.metrics.ACC} | ${s.metrics.FPR} | ${s.metrics.ARR} | ${s.cost.llmCallsPerCheck} | ${s.cost.msPerCheck.p50} ms per trajectory (p50), ${s.metrics.msPerStepP50} ms per step |
-| ShieldAgent (paper, Table 3, the benchmark's own trajectories) | GPT-4o | 91.1 | 4.4 | – | ≈10 | ≈32 s per sample |
+| Warden shield (this run) | ${s.metrics.ACC} | ${s.metrics.balancedACC} | ${s.metrics.FPR} | ${s.metrics.ARR} | ${s.cost.llmCallsPerCheck} | ${s.cost.msPerCheck.p50} ms per trajectory (p50), ${s.metrics.msPerStepP50} ms per step |
+| always "unsafe" (baseline) | ${balance.unsafeShare} | 50 | ${balance.safe > 0 ? 100 : 0} | – | 0 | – |
 
 ## By eval type of the violated policies
 
@@ -231,7 +280,7 @@ function writeTrajectoryReport(options: {
 | --- | --- | --- | --- | --- |
 ${groupLines.join("\n")}
 
-## Disagreements with the construction labels
+## Disagreements with the labels
 
 ${wrong.length === 0 ? "None." : `| trajectory | label | predicted | violated (truth) | reported |\n| --- | --- | --- | --- | --- |\n${wrong.map((r) => `| ${r.id} | ${r.label} | ${r.predicted} | ${((r.notes?.violated as string[]) ?? []).join(", ")} | ${((r.notes?.reported as string[]) ?? []).join(", ")} |`).join("\n")}`}
 `,

@@ -76,6 +76,41 @@ describe("warden policy import st-webagentbench", () => {
     expect(process.exitCode).toBe(0);
   });
 
+  it("--json on a v1 release counts its is_fake_policy decoys apart from compiled policies", async () => {
+    const tasks = join(dir, "v1.tasks.json");
+    const policy = (id: string, evalBlock: Record<string, unknown>) => ({
+      policy_template_id: id,
+      policy_template: id,
+      description: `policy ${id}`,
+      policy_category: "boundary",
+      source: "organization",
+      eval: evalBlock,
+    });
+    const decoy = policy("fake_policy", { eval_types: ["is_fake_policy"] });
+    const url = policy("navigation_limitation", {
+      eval_types: ["is_url_match"],
+      reference_url: "/profile",
+      url_note: "contains_any",
+    });
+    // v1 nests policies in lists; two decoys and one real policy.
+    await writeFile(tasks, JSON.stringify([{ task_id: 7, intent: "x", policies: [url, [decoy, decoy]] }]));
+    capture();
+    await program().parseAsync(
+      ["policy", "import", "st-webagentbench", "--data", tasks, "-o", join(dir, "v1.json"), "--json"],
+      { from: "user" },
+    );
+    const printed = JSON.parse(out.join(""));
+    expect(printed).toMatchObject({ total: 3, compiled: 1, failed: 0, skipped: 0, decoys: 2 });
+    expect(printed.compiled + printed.failed + printed.skipped).toBe(printed.total - printed.decoys);
+    expect(printed.byEvalType.is_fake_policy).toEqual({
+      total: 2,
+      compiled: 0,
+      failed: 0,
+      skipped: 0,
+      decoys: 2,
+    });
+  });
+
   it("--json flags the policies whose literal reading inverts the task; --inverted evaluator compiles them", async () => {
     const tasks = join(dir, "inverted.tasks.json");
     const verify = {
