@@ -18,6 +18,11 @@ export function formatDecision(options: { decision: Decision }): string {
     lines.push(
       `  ! ${d.failure.mode === "closed" ? "fail-closed" : "fail-open"}: ${d.failure.code}: ${d.failure.message}`,
     );
+  if (d.risk) {
+    // GuardAgent's Q&A risk level (core/risk.ts): the count of violated rules, for policies that ask for it.
+    const n = d.risk.violatedRules;
+    lines.push(`  risk: ${d.risk.level} (${n} rule${n === 1 ? "" : "s"} violated)`);
+  }
   for (const v of d.violations) {
     if (v.ruleId === "warden.undecidable") continue;
     lines.push(`  - [${v.ruleId}] ${v.message}`);
