@@ -24,6 +24,10 @@ export interface Caller {
   scopes: readonly CallerScope[];
   /** Policies this caller may use; absent = every loaded policy. */
   policies?: readonly string[];
+  /** The API key's id (stable across a name reused after a revoke): what owns a server-side session. */
+  keyId?: string;
+  /** The key's own rate limit in requests per second; absent = the server's default. */
+  ratePerSecond?: number;
 }
 
 /** What one check may take on trust from its caller. Absent fields are false. */

@@ -41,6 +41,9 @@ export const ToolCallSchema = z
 export type ToolCall = z.output<typeof ToolCallSchema>;
 export type ToolCallInput = z.input<typeof ToolCallSchema>;
 
+/** What a step may say besides its action and arguments (a web step's page, element, value…). */
+export type StepDetails = Omit<Step, "action" | "args">;
+
 export function toolCallSubject(options: {
   /** The tool name as the policy knows it (after any prefix or name mapping). */
   tool: string;
@@ -53,6 +56,8 @@ export function toolCallSubject(options: {
   history?: readonly Step[];
   /** The tool's input schema (an MCP upstream's `tools/list`), when known. */
   inputSchema?: unknown;
+  /** The rest of the step this call is (a server-side session's step: url, element, value…). */
+  details?: StepDetails;
   id?: string;
 }): Subject {
   const { tool, args } = options;
@@ -66,7 +71,10 @@ export function toolCallSubject(options: {
       ...(options.inputSchema !== undefined ? { toolSchemas: { [tool]: options.inputSchema } } : {}),
     },
     // Copies: a face may fill in a step's observation later, while this check may still be running.
-    trajectory: [...(options.history ?? []).map((step) => ({ ...step })), { action: tool, args }],
+    trajectory: [
+      ...(options.history ?? []).map((step) => ({ ...step })),
+      { ...options.details, action: tool, args },
+    ],
     ...(options.id !== undefined ? { id: options.id } : {}),
   };
 }

@@ -3,6 +3,10 @@
  * (~/.local/state/warden/warden.db). Opened only when an engine actually needs memory. A path that
  * cannot hold a database (its parent is a file, a folder that cannot be written) is a STORE_ERROR that
  * names the path and where it came from, never a raw system error.
+ *
+ * A `postgres://` (or `postgresql://`) URL opens the PostgreSQL store instead (pg loaded then), so
+ * several `warden serve` instances can share keys and sessions; a `schema=<name>` query parameter picks
+ * the schema holding Warden's tables.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -23,6 +27,7 @@ const REASONS: Record<string, string> = {
 
 export async function openStore(options: { path?: string }): Promise<Store> {
   const path = options.path ?? defaultStorePath();
+  if (/^postgres(ql)?:\/\//i.test(path)) return openPostgres({ url: path });
   const from =
     options.path !== undefined
       ? "--store"
@@ -54,4 +59,13 @@ export async function openStore(options: { path?: string }): Promise<Store> {
     const why = (cause?.code && REASONS[cause.code]) || (error as Error).message;
     throw fail(why, error);
   }
+}
+
+/** The PostgreSQL store at a URL; `schema=` is Warden's parameter, taken out before pg reads the URL. */
+async function openPostgres(options: { url: string }): Promise<Store> {
+  const url = new URL(options.url);
+  const schema = url.searchParams.get("schema") ?? undefined;
+  url.searchParams.delete("schema");
+  const { createPostgresStore } = await import("../store/postgres-store.js");
+  return createPostgresStore({ url: url.toString(), ...(schema ? { schema } : {}) });
 }

@@ -11,7 +11,7 @@ import { type Decision, failureDecision } from "../core/decision.js";
 import { toWardenError, WardenError } from "../core/errors.js";
 import { isCompiled, type Policy, policyRef } from "../core/policy.js";
 import type { Subject } from "../core/subject.js";
-import { type ToolCall, toolCallSubject } from "../core/tool-call.js";
+import { type StepDetails, type ToolCall, toolCallSubject } from "../core/tool-call.js";
 import { resolveToolName } from "../core/tool-names.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
@@ -80,7 +80,13 @@ export interface GuardService {
    * One tool call about to run (core/tool-call.ts): its name resolved to the policy's (core/tool-names.ts),
    * then checked as `check` does. A name that two of the policy's tools map to is a fail-closed deny.
    */
-  checkToolCall(options: Omit<CheckOptions, "subject"> & { call: ToolCall }): Promise<Decision>;
+  checkToolCall(
+    options: Omit<CheckOptions, "subject"> & {
+      call: ToolCall;
+      /** The rest of the step the call is (a server-side session's web step: url, element, value…). */
+      details?: StepDetails;
+    },
+  ): Promise<Decision>;
   /**
    * A label for a check this guard decided, from a caller with scope "memory:write": the case is stored
    * as a demonstration when learning is "correct-only" and the guard's decision agrees with the label.
@@ -198,7 +204,7 @@ export function createGuardService(options: {
         throw error;
       }
     },
-    async checkToolCall({ call, ...rest }) {
+    async checkToolCall({ call, details, ...rest }) {
       const policy = getPolicy({ name: rest.policy });
       // The call and every earlier step name their tools the provider's way: a temporal rule over
       // `secrets.read` must see the `secrets_read` that ran before this call, not only the call itself.
@@ -233,6 +239,7 @@ export function createGuardService(options: {
         ...(call.context ? { context: call.context } : {}),
         ...(call.history ? { history } : {}),
         ...(call.id !== undefined ? { id: call.id } : {}),
+        ...(details ? { details } : {}),
       });
       return service.check({ ...rest, subject });
     },

@@ -8,23 +8,26 @@
  *   GET  /v1/policies         names, versions, whether compiled, rule counts (the caller's policies)
  *   GET  /v1/policies/:name   the whole policy, to callers with the scope policies:read only
  *   GET  /v1/stats            checks served by verdict, policy and engine; errors; model calls
+ *   POST /v1/sessions …       server-side sessions, steps decided against the trajectory (./routes/sessions.ts)
+ *   GET  /metrics             Prometheus metrics; GET /openapi.json: every route (./routes/observability.ts)
  *   GET  /healthz             liveness (no key needed)
  * Every request first passes the browser defences: its Host must name this service (./host-allow-list.ts),
  * a foreign page's request is refused and CORS stays closed unless configured (./browser-guard.ts). Then
- * the caller is authenticated (./authenticator.ts) and a POST body must be JSON, at most `maxBodyBytes`
+ * the caller is authenticated (./authenticator.ts), held to its rate limit (./rate-limit.ts), and a POST body must be JSON, at most `maxBodyBytes`
  * long and `maxJsonDepth` deep. Errors are `{ error: { code, message, details? } }` with the status chosen
  * in ./http-status.ts.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Context, Hono } from "hono";
 import type { z } from "zod";
-import { type Caller, trustOf } from "../core/caller.js";
+import { trustOf } from "../core/caller.js";
 import type { Decision } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
 import { type Cancellation, cancellationOf as cancellationOfSignal } from "../runtime/check-within.js";
 import type { EngineName } from "../runtime/create-engine.js";
 import type { CheckOptions, GuardService } from "../runtime/guard-service.js";
+import type { GuardSessions } from "../runtime/guard-sessions.js";
+import type { AppEnv } from "./app-env.js";
 import {
   type Authenticator,
   mayUsePolicy,
@@ -38,9 +41,13 @@ import { CheckRequestSchema, FeedbackRequestSchema, ToolCallRequestSchema } from
 import { allowedHostsFor, assertHostAllowed } from "./host-allow-list.js";
 import { httpErrorFor } from "./http-status.js";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
+import { type WardenMetrics, withMetrics } from "./metrics.js";
+import type { RateLimiter } from "./rate-limit.js";
 import { readJsonBody } from "./request-body.js";
 import { type HeaderReader, headerReader } from "./request-headers.js";
-import { createServerLogger, type Logger, type RequestLogVariables, requestLog } from "./request-log.js";
+import { createServerLogger, type Logger, requestLog } from "./request-log.js";
+import { useObservabilityRoutes } from "./routes/observability.js";
+import { useSessionRoutes } from "./routes/sessions.js";
 
 /** Default request size limit: 1 MiB holds the longest agent logs of the benchmarks many times over. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -60,13 +67,13 @@ export interface WardenAppOptions {
   corsOrigins?: readonly string[];
   /** Who is calling (default: no keys, everyone is anonymous with the scope check). */
   authenticator?: Authenticator;
+  /** Per-key rate limit (token buckets); none = no limit. */
+  rateLimiter?: RateLimiter;
+  /** Server-side sessions (their state in the store); without them /v1/sessions answers 501. */
+  sessions?: GuardSessions;
+  /** Prometheus metrics (createWardenMetrics, which loads prom-client); without them /metrics answers 501. */
+  metrics?: WardenMetrics;
 }
-
-/** Under @hono/node-server (startServer) the app also gets Node's request and response. */
-type AppEnv = {
-  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
-  Variables: RequestLogVariables & { caller: Caller; header: HeaderReader };
-};
 
 export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
   const logger = options.logger === false ? undefined : (options.logger ?? createServerLogger());
@@ -77,7 +84,7 @@ export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
   app.notFound((c) => {
     throw new WardenError({
       code: "INVALID_INPUT",
-      message: `no route ${c.req.method} ${c.req.path}; see GET /v1/policies, POST /v1/check, POST /v1/check/tool-call, POST /v1/feedback, GET /v1/stats, GET /healthz`,
+      message: `no route ${c.req.method} ${c.req.path}; see GET /openapi.json for every route`,
       details: { reason: "route-not-found" },
     });
   });
@@ -96,6 +103,8 @@ function answerError(options: { error: unknown; c: Context<AppEnv>; logger: Logg
     logger.error({ err: error, path: c.req.path }, "request failed");
   }
   if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="warden"');
+  const retryAfter = body.error.details?.retryAfter;
+  if (status === 429 && typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
   return c.json(body, status as 500);
 }
 
@@ -134,6 +143,8 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
       if (caller === "unauthorized") throw unauthorizedError();
       c.set("caller", caller);
       c.set("callerName", caller.name);
+      // Before the body is read: a caller over its limit costs no parsing.
+      options.options.rateLimiter?.take({ caller });
     }
     if (c.req.method === "POST") assertJsonContentType({ contentType: header("content-type") });
   };
@@ -158,8 +169,10 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
 }
 
 function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): void {
-  const { app } = options;
-  const { service } = options.options;
+  const { app, options: appOptions } = options;
+  const service = appOptions.metrics
+    ? withMetrics({ service: appOptions.service, metrics: appOptions.metrics })
+    : appOptions.service;
   const maxBodyBytes = options.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxJsonDepth = options.options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
 
@@ -248,6 +261,14 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
     c.set("policy", request.policy);
     return c.json(await service.feedback({ ...request, caller }));
   });
+
+  useSessionRoutes({
+    app,
+    ...(appOptions.sessions ? { sessions: appOptions.sessions } : {}),
+    bodyOf,
+    cancellationOf,
+  });
+  useObservabilityRoutes({ app, ...(appOptions.metrics ? { metrics: appOptions.metrics } : {}) });
 }
 
 /** The request's header reader, made by the first defence (or here, where none ran). */

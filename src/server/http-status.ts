@@ -33,6 +33,11 @@
  *                               421 so that no client retries it elsewhere
  *   origin-not-allowed     403  a browser sent it for a page of an origin not allowed with --cors-origin
  *   route-not-found        404
+ *   session-not-found      404  no session of that id opened by this key (another key's session included)
+ *   session-finished       409  the session was finished; no more steps
+ *   session-busy           409  other writers kept appending steps to the session first; send it again
+ *   session-full           409  the session holds the most steps one trajectory may
+ *   rate-limited           429  the key is over its rate limit (with Retry-After: seconds)
  *   body-too-large         413
  *   unsupported-media-type 415  a POST body not declared Content-Type: application/json
  *   too-deep               400  a body value nested deeper than the limit (the default status, named here
@@ -76,6 +81,11 @@ export const HTTP_REASON_STATUS = {
   "host-not-allowed": 403,
   "origin-not-allowed": 403,
   "route-not-found": 404,
+  "session-not-found": 404,
+  "session-finished": 409,
+  "session-busy": 409,
+  "session-full": 409,
+  "rate-limited": 429,
   "body-too-large": 413,
   "unsupported-media-type": 415,
   "too-deep": 400,

@@ -11,6 +11,7 @@
  */
 export { createEnginePool, type EnginePool, type EngineProvider } from "../runtime/engine-pool.js";
 export { createGuardService, type GuardService, type PolicySummary } from "../runtime/guard-service.js";
+export { createGuardSessions, type GuardSessions } from "../runtime/guard-sessions.js";
 export { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
 export {
   type Authenticator,
@@ -22,6 +23,8 @@ export { type CheckRequest, type CheckRequestInput, CheckRequestSchema } from ".
 export { createWardenApp, DEFAULT_MAX_BODY_BYTES, type WardenAppOptions } from "./create-warden-app.js";
 export { type ErrorBody, HTTP_STATUS_BY_CODE, httpErrorFor } from "./http-status.js";
 export { DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
+export { createWardenMetrics, type WardenMetrics, withMetrics } from "./metrics.js";
+export { createRateLimiter, type RateLimiter } from "./rate-limit.js";
 export { createServerLogger } from "./request-log.js";
 export type { SocketLimitsInput } from "./socket-limits.js";
 export { type RunningServer, type StartServerOptions, startServer } from "./start-server.js";

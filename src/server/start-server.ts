@@ -9,7 +9,9 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { ModelClient } from "../llm/model.js";
 import type { GuardService } from "../runtime/guard-service.js";
+import { createGuardSessions } from "../runtime/guard-sessions.js";
 import { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
+import type { Store } from "../store/store.js";
 import {
   type Authenticator,
   type KeyDirectory,
@@ -17,6 +19,7 @@ import {
   openAuthenticator,
 } from "./authenticator.js";
 import { createWardenApp } from "./create-warden-app.js";
+import { createRateLimiter } from "./rate-limit.js";
 import { createServerLogger, type Logger } from "./request-log.js";
 import {
   applySocketLimits,
@@ -52,6 +55,12 @@ export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"
   exposePolicies?: boolean;
   /** Header, request and idle timeouts and the connection cap. */
   connectionLimits?: SocketLimitsInput;
+  /** Requests per second for keys without a rate of their own (and anonymous callers); none = unlimited. */
+  rateLimitPerSecond?: number;
+  /** Where server-side sessions live (the key store, for `warden serve`); without it /v1/sessions is 501. */
+  sessionStore?: Store;
+  /** Prometheus metrics at /metrics (prom-client is loaded here, at start); false for none. */
+  metrics?: false | { approvalsPending?: () => number | Promise<number> };
   /** How long `close` waits for requests in flight before cutting their connections (default 5000 ms). */
   closeGraceMs?: number;
 }
@@ -81,6 +90,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     exposePolicies,
     connectionLimits,
     closeGraceMs,
+    rateLimitPerSecond,
+    sessionStore,
+    metrics: metricsOption,
     ...guard
   } = options;
   const log = logger === false ? undefined : (logger ?? createServerLogger());
@@ -93,7 +105,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   let app: ReturnType<typeof createWardenApp>;
   try {
+    // prom-client is imported by createWardenMetrics only: nothing but a server pays for loading it.
+    const metrics =
+      metricsOption === false
+        ? undefined
+        : await (await import("./metrics.js")).createWardenMetrics(metricsOption ?? {});
     app = createWardenApp({
+      ...(metrics ? { metrics } : {}),
+      ...(sessionStore ? { sessions: createGuardSessions({ service, store: sessionStore }) } : {}),
+      rateLimiter: createRateLimiter({
+        ...(rateLimitPerSecond !== undefined ? { defaultPerSecond: rateLimitPerSecond } : {}),
+      }),
       service,
       logger: log ?? false,
       boundHost: host,

@@ -21,6 +21,7 @@ import type { ApiKey, Store } from "./store.js";
 import {
   ApiKeyNameSchema,
   ApiKeyPoliciesSchema,
+  ApiKeyRateSchema,
   ApiKeyScopesSchema,
   parseApiKeyArgument,
 } from "./store-input.js";
@@ -53,6 +54,8 @@ export async function issueApiKey(options: {
   name: string;
   scopes?: readonly CallerScope[];
   policies?: readonly string[];
+  /** Requests per second the HTTP service grants this key (default: the server's). */
+  ratePerSecond?: number;
 }): Promise<{ key: ApiKey; token: string }> {
   const name = parseApiKeyArgument({ schema: ApiKeyNameSchema, value: options.name, field: "name" });
   const scopes = parseApiKeyArgument({
@@ -64,9 +67,23 @@ export async function issueApiKey(options: {
     options.policies === undefined
       ? undefined
       : parseApiKeyArgument({ schema: ApiKeyPoliciesSchema, value: options.policies, field: "policies" });
+  const ratePerSecond =
+    options.ratePerSecond === undefined
+      ? undefined
+      : parseApiKeyArgument({
+          schema: ApiKeyRateSchema,
+          value: options.ratePerSecond,
+          field: "ratePerSecond",
+        });
   const token = `${API_KEY_PREFIX}${randomBytes(SECRET_BYTES).toString("base64url")}`;
   const key = await options.store.createApiKey({
-    key: { name, scopes, ...(policies ? { policies } : {}), hash: hashApiKeyToken({ token }) },
+    key: {
+      name,
+      scopes,
+      ...(policies ? { policies } : {}),
+      ...(ratePerSecond !== undefined ? { ratePerSecond } : {}),
+      hash: hashApiKeyToken({ token }),
+    },
   });
   return { key, token };
 }
@@ -110,8 +127,9 @@ export function createKeyDirectory(options: { store: Store }): KeyDirectory {
       if (!timingSafeEqual(Buffer.from(found.hash, "utf8"), Buffer.from(hash, "utf8"))) return undefined;
       seenKeys = true;
       await recordUse({ store, key: found });
-      const caller: Caller = { name: found.name, scopes: [...found.scopes] };
+      const caller: Caller = { name: found.name, scopes: [...found.scopes], keyId: found.id };
       if (found.policies !== undefined) caller.policies = [...found.policies];
+      if (found.ratePerSecond !== undefined) caller.ratePerSecond = found.ratePerSecond;
       return caller;
     },
     async hasKeys() {

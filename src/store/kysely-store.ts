@@ -9,6 +9,17 @@ import type { Generated, Kysely } from "kysely";
 import type { CallerScope } from "../core/caller.js";
 import { toWardenError, WardenError } from "../core/errors.js";
 import { demonstrationContentHash } from "./content-hash.js";
+import {
+  appendStepLocked,
+  insertSession,
+  markSessionFinished,
+  parseSessionAppend,
+  type SessionRow,
+  type SessionStepRow,
+  type SessionTables,
+  selectSession,
+  selectSessionSteps,
+} from "./session-queries.js";
 import type { ApiKey, Demonstration, NewDemonstration, Store, Workflow } from "./store.js";
 import {
   ApiKeyHashSchema,
@@ -60,12 +71,17 @@ export interface ApiKeyRow {
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** Requests per second (migration 6); null = the server's default. */
+  rate_per_second: number | null;
 }
 
 export interface StoreTables {
   warden_demonstrations: DemonstrationRow;
   warden_workflows: WorkflowRow;
   warden_api_keys: ApiKeyRow;
+  // Server-side guard sessions (migration 6, session-queries.ts).
+  warden_sessions: SessionRow;
+  warden_session_steps: SessionStepRow;
 }
 
 export function createKyselyStore(options: {
@@ -89,6 +105,8 @@ export function createKyselyStore(options: {
   changeMark?: () => string;
 }): Store {
   const { db, backend } = options;
+  // The session queries see only their own tables (StoreTables holds them).
+  const sessions = db as unknown as Kysely<SessionTables>;
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -265,6 +283,7 @@ export function createKyselyStore(options: {
               created_at: createdAt,
               revoked_at: null,
               last_used_at: null,
+              rate_per_second: k.ratePerSecond ?? null,
             })
             .execute();
         } catch (error) {
@@ -280,6 +299,7 @@ export function createKyselyStore(options: {
         created_at: createdAt,
         revoked_at: null,
         last_used_at: null,
+        rate_per_second: k.ratePerSecond ?? null,
       });
     },
 
@@ -328,6 +348,23 @@ export function createKyselyStore(options: {
         db.updateTable("warden_api_keys").set({ last_used_at: at }).where("id", "=", key).execute(),
       );
     },
+
+    // ---- Server-side guard sessions (issue 14 item 4): queries in session-queries.ts ----
+    createSession: ({ session }) =>
+      guard("opening a session", () => insertSession({ db: sessions, session })),
+    getSession: ({ id }) => guard("reading a session", () => selectSession({ db: sessions, id })),
+    listSessionSteps: ({ id }) =>
+      guard("reading a session's steps", () => selectSessionSteps({ db: sessions, id })),
+    async appendSessionStep(append) {
+      const parsed = parseSessionAppend(append);
+      return guard("appending a session step", () =>
+        options.lockedTransaction({
+          key: `warden.session:${parsed.id}`,
+          run: (trx) => appendStepLocked({ db: trx as unknown as Kysely<SessionTables>, append: parsed }),
+        }),
+      );
+    },
+    finishSession: ({ id }) => guard("finishing a session", () => markSessionFinished({ db: sessions, id })),
 
     ...(options.changeMark
       ? { changeMark: changeMarkOf({ read: options.changeMark, closed: () => closed }) }
@@ -436,6 +473,7 @@ const API_KEY_COLUMNS = [
   "created_at",
   "revoked_at",
   "last_used_at",
+  "rate_per_second",
 ] as const;
 
 /** The error for a unique violation on insert: an active key holds the name, else the hash is taken. */
@@ -468,6 +506,7 @@ function toApiKey(r: {
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  rate_per_second: number | string | null;
 }): ApiKey {
   // Fields in the order a reader expects them in `warden keys list --json`.
   const out: ApiKey = {
@@ -476,6 +515,9 @@ function toApiKey(r: {
     scopes: JSON.parse(r.scopes) as CallerScope[],
     ...(r.policies !== null && r.policies !== undefined
       ? { policies: JSON.parse(r.policies) as string[] }
+      : {}),
+    ...(r.rate_per_second !== null && r.rate_per_second !== undefined
+      ? { ratePerSecond: Number(r.rate_per_second) }
       : {}),
     createdAt: r.created_at,
   };

@@ -12,6 +12,12 @@
  * (unique), its scopes and policies as JSON text, and revoked_at once revoked (rows are never deleted, so a
  * revoked key stays on record). A partial unique index makes a name unique among active keys only.
  *
+ * Version 6 (server-side sessions, issue 14; 4 and 5 belong to the audit log and approvals) adds
+ * `warden_sessions` (one row per guarded run opened over HTTP: owner, policy, input, context as JSON text,
+ * step count, finished_at) and `warden_session_steps` (one row per decided step, primary key (session_id,
+ * idx), so two writers can never both append the same index), and `rate_per_second` on warden_api_keys
+ * (a key's rate limit; null = the server's default).
+ *
  * Migrations run under a lock — BEGIN IMMEDIATE on SQLite, a transaction-scoped advisory lock on
  * PostgreSQL — so processes opening the same database at once apply each version exactly once.
  */
@@ -149,6 +155,38 @@ export const MIGRATIONS: readonly Migration[] = [
         .on("warden_api_keys")
         .column("name")
         .where(sql.ref("revoked_at"), "is", null)
+        .execute();
+    },
+  },
+  {
+    version: 6,
+    name: "guard sessions and key rate limits",
+    async up({ db, dialect }) {
+      await db.schema
+        .createTable("warden_sessions")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("owner", "text", (c) => c.notNull())
+        .addColumn("policy", "text", (c) => c.notNull())
+        .addColumn("input", "text", (c) => c.notNull())
+        .addColumn("context", "text")
+        .addColumn("step_count", "integer", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("finished_at", "text")
+        .execute();
+      await db.schema
+        .createTable("warden_session_steps")
+        .ifNotExists()
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("idx", "integer", (c) => c.notNull())
+        .addColumn("step", "text", (c) => c.notNull())
+        .addColumn("verdict", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("warden_session_steps_pk", ["session_id", "idx"])
+        .execute();
+      await db.schema
+        .alterTable("warden_api_keys")
+        .addColumn("rate_per_second", dialect === "sqlite" ? "real" : "double precision")
         .execute();
     },
   },

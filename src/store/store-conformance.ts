@@ -7,6 +7,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError, type WardenError } from "../core/errors.js";
 import { createKeyDirectory, issueApiKey } from "./key-directory.js";
+import { describeSessionConformance } from "./session-conformance.js";
 import type { NewApiKey, NewDemonstration, Store } from "./store.js";
 
 export interface StoreConformanceOptions {
@@ -424,6 +425,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
         name,
         scopes: ["check"],
         policies: ["eicu-ac"],
+        keyId: key.id,
       });
       const used = (await store.listApiKeys({})).find((k) => k.id === key.id);
       expect(Number.isNaN(Date.parse(used?.lastUsedAt ?? ""))).toBe(false);
@@ -436,6 +438,9 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
       expect(await directory.authenticate({ token })).toBeUndefined();
       expect(await directory.hasKeys()).toBe(true);
     });
+
+    // Server-side guard sessions and key rate limits (issue 14, migration 6).
+    describeSessionConformance({ create });
 
     it("closes idempotently and refuses work after close", async () => {
       const store = await options.create();

@@ -77,6 +77,16 @@ export const ApiKeyPoliciesSchema = z
   .min(1, "give at least one policy, or leave policies out for every policy")
   .transform((policies) => [...new Set(policies)]);
 
+/** A key's rate limit in requests per second: positive and finite (fractions allowed: 0.5 = one per 2 s). */
+export const ApiKeyRateSchema = z.number().positive().max(1_000_000);
+
+/** A rate as the CLI takes it: "5", "0.5" or "5/s" requests per second. */
+export const RateTextSchema = z
+  .string()
+  .regex(/^\d+(\.\d+)?(\/s)?$/, 'requests per second, e.g. "5" or "5/s"')
+  .transform((text) => Number(text.replace(/\/s$/, "")))
+  .pipe(ApiKeyRateSchema);
+
 /** SHA-256 in lower-case hex, as key-directory.ts computes it. */
 export const ApiKeyHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lower-case hex");
 
@@ -84,6 +94,7 @@ export const NewApiKeySchema = z.object({
   name: ApiKeyNameSchema,
   scopes: ApiKeyScopesSchema,
   policies: ApiKeyPoliciesSchema.optional(),
+  ratePerSecond: ApiKeyRateSchema.optional(),
   hash: ApiKeyHashSchema,
 });
 

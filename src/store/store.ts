@@ -57,6 +57,8 @@ export interface ApiKey {
   scopes: CallerScope[];
   /** Policies the key may use; absent = every loaded policy. */
   policies?: string[];
+  /** Requests per second this key may make (a token bucket in the HTTP service); absent = the server's default. */
+  ratePerSecond?: number;
   /** ISO times. */
   createdAt: string;
   revokedAt?: string;
@@ -69,8 +71,39 @@ export interface NewApiKey {
   name: string;
   scopes: CallerScope[];
   policies?: string[];
+  ratePerSecond?: number;
   hash: string;
 }
+
+// ---- Server-side guard sessions (issue 14 item 4; migration 6; queries in session-queries.ts) ----
+
+/** A guarded run opened over HTTP: its steps are decided one by one against the steps before them. */
+export interface GuardSession {
+  id: string;
+  /** Who opened it (the API key's id, or a fixed caller name): only the same owner may use it. */
+  owner: string;
+  policy: string;
+  /** What the agent was asked. */
+  input: string;
+  context?: Record<string, unknown>;
+  createdAt: string;
+  finishedAt?: string;
+  /** Steps recorded so far (their indexes are 0 … stepCount - 1). */
+  stepCount: number;
+}
+
+export type NewGuardSession = Pick<GuardSession, "owner" | "policy" | "input" | "context">;
+
+/** One decided step of a session, in the Step shape of core/subject.ts. */
+export interface GuardSessionStep {
+  index: number;
+  step: Record<string, unknown>;
+  verdict: "allow" | "deny" | "ask";
+  at: string;
+}
+
+/** Why appendSessionStep did not append: no such session, finished, or another step took that index. */
+export type SessionAppendRefusal = "missing" | "finished" | "stale";
 
 export interface Store {
   /** Appends a demonstration; duplicate content is allowed (only a duplicate id is refused). */
@@ -114,5 +147,26 @@ export interface Store {
    * read last without ever serving a key that was revoked since.
    */
   changeMark?(): string;
+
+  // ---- Server-side guard sessions (issue 14 item 4) ----
+  /** Opens a session with a fresh id and no steps. */
+  createSession(options: { session: NewGuardSession }): Promise<GuardSession>;
+  getSession(options: { id: string }): Promise<GuardSession | undefined>;
+  /** The session's steps, oldest first (empty for an unknown session). */
+  listSessionSteps(options: { id: string }): Promise<GuardSessionStep[]>;
+  /**
+   * Appends a decided step at `index`, which must be the session's current step count: the check and the
+   * append are one locked transaction, so of two writers (any process) that decided against the same
+   * steps one appends and the other hears "stale" and decides again against the longer trajectory.
+   */
+  appendSessionStep(options: {
+    id: string;
+    index: number;
+    step: Record<string, unknown>;
+    verdict: GuardSessionStep["verdict"];
+  }): Promise<{ appended: true; session: GuardSession } | { appended: false; reason: SessionAppendRefusal }>;
+  /** Marks the session finished (idempotent); undefined for an unknown session. */
+  finishSession(options: { id: string }): Promise<GuardSession | undefined>;
+
   close(): Promise<void>;
 }

@@ -50,12 +50,12 @@ describe("warden keys", () => {
     try {
       const directory = createKeyDirectory({ store: server });
       expect(await directory.hasKeys()).toBe(true);
-      expect(await directory.authenticate({ token })).toEqual({ name: "ci", scopes: ["check"] });
+      expect(await directory.authenticate({ token })).toMatchObject({ name: "ci", scopes: ["check"] });
 
       const listed = await warden(["keys", "list", "--store", db]);
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(/^NAME\s+SCOPES\s+POLICIES\s+CREATED\s+LAST USED\s+REVOKED\n/);
-      expect(listed.stdout).toMatch(/\nci\s+check\s+all\s+\S+Z\s+\S+Z\s+-\n$/);
+      expect(listed.stdout).toMatch(/^NAME\s+SCOPES\s+POLICIES\s+RATE\s+CREATED\s+LAST USED\s+REVOKED\n/);
+      expect(listed.stdout).toMatch(/\nci\s+check\s+all\s+default\s+\S+Z\s+\S+Z\s+-\n$/);
       expect(listed.stdout).not.toContain(token.slice(4));
 
       const revoked = await warden(["keys", "revoke", "ci", "--store", db]);
@@ -86,13 +86,20 @@ describe("warden keys", () => {
         "check, facts,check",
         "--policies",
         "mcp-tools",
+        "--rate",
+        "2.5/s",
         "--json",
       ],
       { WARDEN_STORE: db },
     );
     expect(created.code).toBe(0);
     const { key, token } = JSON.parse(created.stdout);
-    expect(key).toMatchObject({ name: "agent", scopes: ["check", "facts"], policies: ["mcp-tools"] });
+    expect(key).toMatchObject({
+      name: "agent",
+      scopes: ["check", "facts"],
+      policies: ["mcp-tools"],
+      ratePerSecond: 2.5,
+    });
     const listed = await warden(["keys", "list", "--json"], { WARDEN_STORE: db });
     expect(listed.code).toBe(0);
     const keys = JSON.parse(listed.stdout);
@@ -161,6 +168,8 @@ describe("warden keys (in process)", () => {
         "--policies: give at least one policy",
       ],
       [["keys", "create", "--name", "x", "--store", ":memory:"], "--store: ':memory:' keeps nothing"],
+      [["keys", "create", "--name", "x", "--rate", "fast", "--store", db], "--rate: requests per second"],
+      [["keys", "create", "--name", "x", "--rate", "0", "--store", db], "--rate: "],
       [["keys", "revoke", "nobody", "--store", db], "<name>: no active key named 'nobody'"],
       [["keys", "revoke", "a/b", "--store", db], "<name>: use 1 to 64 letters"],
     ];

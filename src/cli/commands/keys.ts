@@ -13,7 +13,12 @@ import { parseWith } from "../../core/validate.js";
 import { defaultStorePath, openStore } from "../../runtime/default-store.js";
 import { issueApiKey } from "../../store/key-directory.js";
 import type { ApiKey, Store } from "../../store/store.js";
-import { ApiKeyNameSchema, ApiKeyPoliciesSchema, ApiKeyScopesSchema } from "../../store/store-input.js";
+import {
+  ApiKeyNameSchema,
+  ApiKeyPoliciesSchema,
+  ApiKeyScopesSchema,
+  RateTextSchema,
+} from "../../store/store-input.js";
 
 const STORE_HELP = "key database (default $WARDEN_STORE or ~/.local/state/warden/warden.db)";
 
@@ -22,6 +27,7 @@ const CreateOptionsSchema = z.object({
   "--name": ApiKeyNameSchema,
   "--scopes": ApiKeyScopesSchema,
   "--policies": ApiKeyPoliciesSchema.optional(),
+  "--rate": RateTextSchema.optional(),
 });
 
 /** "a, b,,c" -> ["a", "b", "c"]; an all-empty list stays empty so the schema can say what is missing. */
@@ -58,16 +64,18 @@ async function withKeyStore<T>(options: {
 }
 
 function describeKey(key: ApiKey): string {
-  return `scopes ${key.scopes.join(",")}; policies ${key.policies ? key.policies.join(",") : "all"}`;
+  const rate = key.ratePerSecond !== undefined ? `; rate ${key.ratePerSecond}/s` : "";
+  return `scopes ${key.scopes.join(",")}; policies ${key.policies ? key.policies.join(",") : "all"}${rate}`;
 }
 
 function table(keys: readonly ApiKey[]): string {
   const rows = [
-    ["NAME", "SCOPES", "POLICIES", "CREATED", "LAST USED", "REVOKED"],
+    ["NAME", "SCOPES", "POLICIES", "RATE", "CREATED", "LAST USED", "REVOKED"],
     ...keys.map((k) => [
       k.name,
       k.scopes.join(","),
       k.policies ? k.policies.join(",") : "all",
+      k.ratePerSecond !== undefined ? `${k.ratePerSecond}/s` : "default",
       k.createdAt,
       k.lastUsedAt ?? "-",
       k.revokedAt ?? "-",
@@ -91,7 +99,7 @@ Once any key has been created, \`warden serve\` on the same store requires one o
 
 Examples:
   $ KEY=$(warden keys create --name ci --store /var/lib/warden/warden.db)
-  $ warden keys create --name agent --scopes check,facts --policies mcp-tools
+  $ warden keys create --name agent --scopes check,facts --policies mcp-tools --rate 20/s
   $ warden keys list
   $ warden keys revoke ci`;
 
@@ -110,16 +118,28 @@ export function registerKeysCommand(options: { program: Command }): void {
     )
     .option("--scopes <list>", `comma-separated scopes: ${CALLER_SCOPES.join(", ")}`, "check")
     .option("--policies <list>", "comma-separated policies the key may use (default: all)")
+    .option(
+      "--rate <n/s>",
+      "requests per second this key may make (token bucket; default: serve's --rate-limit, else none)",
+    )
     .option("--store <path>", STORE_HELP)
     .option("--json", "print { key, token } as JSON instead of the bare key")
     .action(
-      async (opts: { name: string; scopes: string; policies?: string; store?: string; json?: boolean }) => {
+      async (opts: {
+        name: string;
+        scopes: string;
+        policies?: string;
+        rate?: string;
+        store?: string;
+        json?: boolean;
+      }) => {
         const parsed = parseWith({
           schema: CreateOptionsSchema,
           value: {
             "--name": opts.name,
             "--scopes": splitList(opts.scopes),
             ...(opts.policies === undefined ? {} : { "--policies": splitList(opts.policies) }),
+            ...(opts.rate === undefined ? {} : { "--rate": opts.rate }),
           },
           what: "keys create options",
         });
@@ -131,6 +151,7 @@ export function registerKeysCommand(options: { program: Command }): void {
               name: parsed["--name"],
               scopes: parsed["--scopes"],
               ...(parsed["--policies"] ? { policies: parsed["--policies"] } : {}),
+              ...(parsed["--rate"] !== undefined ? { ratePerSecond: parsed["--rate"] } : {}),
             })),
             path,
           }),

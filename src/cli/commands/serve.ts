@@ -10,6 +10,7 @@ import { openStore } from "../../runtime/default-store.js";
 import { createServerLogger } from "../../server/request-log.js";
 import { startServer } from "../../server/start-server.js";
 import { createKeyDirectory } from "../../store/key-directory.js";
+import { RateTextSchema } from "../../store/store-input.js";
 import {
   addCheckTimeoutOption,
   addGuardOptions,
@@ -31,13 +32,16 @@ const ServeOptionsSchema = z.object({
   allowedHost: z.array(z.string().min(1)).optional(),
   corsOrigin: z.array(z.string().min(1)).optional(),
   exposePolicies: z.boolean().default(false),
+  rateLimit: RateTextSchema.optional(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
 export function registerServeCommand(options: { program: Command }): void {
   const command = options.program
     .command("serve")
-    .description("Serve guard checks over HTTP (POST /v1/check, GET /v1/policies, /v1/stats, /healthz)");
+    .description(
+      "Serve guard checks over HTTP (POST /v1/check, /v1/sessions, GET /v1/policies, /v1/stats, /metrics, /openapi.json, /healthz)",
+    );
   addCheckTimeoutOption({ command: addGuardOptions({ command }) })
     .option("--port <port>", "port to listen on (0 = any free port)", "8787")
     .option(
@@ -62,6 +66,10 @@ export function registerServeCommand(options: { program: Command }): void {
       "--expose-policies",
       "serve whole policies (GET /v1/policies/:name) to callers without an API key",
     )
+    .option(
+      "--rate-limit <n/s>",
+      "requests per second per key (and for anonymous callers together) unless the key has its own --rate; default: none",
+    )
     .option("--log-level <level>", "fatal | error | warn | info | debug | trace | silent", "info")
     .action(async (raw: Record<string, unknown>) => {
       const o = parseWith({
@@ -75,6 +83,7 @@ export function registerServeCommand(options: { program: Command }): void {
           allowedHost: raw.allowedHost,
           corsOrigin: raw.corsOrigin,
           exposePolicies: raw.exposePolicies ?? false,
+          rateLimit: raw.rateLimit,
           logLevel: raw.logLevel,
         },
         what: "serve options",
@@ -83,10 +92,13 @@ export function registerServeCommand(options: { program: Command }): void {
       const logger = createServerLogger({ level: o.logLevel });
       const { policies, ...guard } = guardOptionsFrom({ raw });
       // The key store is always opened, even with no key in it yet: a key created while the service runs
-      // must close it on the next request, not after a restart (see `warden keys`).
+      // must close it on the next request, not after a restart (see `warden keys`). Server-side sessions
+      // live there too, so instances sharing it (a postgres:// --store) answer the same for one session.
       const keyStore = await openStore({ ...(guard.store ? { path: guard.store } : {}) });
       const server = await startServer({
         keys: createKeyDirectory({ store: keyStore }),
+        sessionStore: keyStore,
+        ...(o.rateLimit !== undefined ? { rateLimitPerSecond: o.rateLimit } : {}),
         ...guard,
         ...checkTimeout,
         policyRefs: policies ?? [],

@@ -61,6 +61,12 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
     revokeApiKey: noKeys,
     findApiKeyByHash: noKeys,
     markApiKeyUsed: noKeys,
+    // Nor server-side sessions.
+    createSession: noKeys,
+    getSession: noKeys,
+    listSessionSteps: noKeys,
+    appendSessionStep: noKeys,
+    finishSession: noKeys,
     async close() {},
   };
 }
@@ -68,6 +74,6 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
 async function noKeys(): Promise<never> {
   throw new WardenError({
     code: "UNSUPPORTED",
-    message: "the shield's in-memory test store keeps no API keys",
+    message: "the shield's in-memory test store keeps no API keys or sessions",
   });
 }
