@@ -139,7 +139,11 @@ const PipesIntoValueSchema = z
 const StringOrStrings = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 /** Checks the value a comparison's op needs; the problems, none when it is well formed. */
-export function comparisonValueProblems(options: { comparison: Comparison }): string[] {
+export function comparisonValueProblems(options: {
+  comparison: Comparison;
+  /** Whether a `matches` regex is parsed too (default true). */
+  regex?: boolean;
+}): string[] {
   const c = options.comparison;
   const schema =
     c.op === "invokes"
@@ -156,7 +160,7 @@ export function comparisonValueProblems(options: { comparison: Comparison }): st
     const parsed = schema.safeParse(c.value);
     if (!parsed.success) problems.push(`op ${c.op} needs ${VALUE_SHAPES[c.op]}`);
   }
-  if (c.op === "matches") {
+  if (c.op === "matches" && options.regex !== false) {
     const why = validatePolicyRegex({ pattern: asText(c.value), caseSensitive: c.caseSensitive === true });
     if (why !== undefined) problems.push(`invalid regular expression: ${why}`);
   }
@@ -181,9 +185,8 @@ export const ComparisonSchema = z
   .superRefine((c, ctx) => {
     // Regexes are checked by the schema that holds the condition (`conditionRegexProblems`), which can
     // name the rule.
-    for (const problem of comparisonValueProblems({ comparison: c as Comparison })) {
-      if (!problem.startsWith("invalid regular expression"))
-        ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
+    for (const problem of comparisonValueProblems({ comparison: c as Comparison, regex: false })) {
+      ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
     }
   });
 

@@ -139,6 +139,26 @@ export function safeRegex(options: SafeRegexOptions): SafeRegex {
   return re;
 }
 
+/** How many `withRegexesParsedAtUse` calls are running (synchronous, so only inside their `run`). */
+let parsedAtUse = 0;
+
+/**
+ * Runs `run` (synchronous: a policy's schema parse) with each policy regex checked for length only; its
+ * RE2 parse happens when the pattern first runs (`safeRegex`), which throws on a pattern RE2 refuses —
+ * and a check that throws is refused (fail closed), so an invalid regex can only turn an answer into a
+ * deny, never into an allow. For a one-shot check of a large policy (`warden hook`), where parsing every
+ * regex at load costs more than the check and most rules never run (coding-agent: 11 patterns, ~65M
+ * instructions); everything else keeps rejecting such a policy at load.
+ */
+export function withRegexesParsedAtUse<T>(options: { run: () => T }): T {
+  parsedAtUse++;
+  try {
+    return options.run();
+  } finally {
+    parsedAtUse--;
+  }
+}
+
 /** Why a policy regex cannot be used (a syntax error, or a feature RE2 lacks); undefined when it can. */
 export function validatePolicyRegex(options: {
   pattern: string;
@@ -147,6 +167,7 @@ export function validatePolicyRegex(options: {
   if (options.pattern.length > MAX_PATTERN_LENGTH) {
     return `the pattern is longer than ${MAX_PATTERN_LENGTH} characters`;
   }
+  if (parsedAtUse > 0) return undefined;
   const caseSensitive = options.caseSensitive === true;
   const key = `${caseSensitive ? "s" : "i"}j:${options.pattern}`;
   if (parsed.has(key) || cache.has(key)) return undefined;

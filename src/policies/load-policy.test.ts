@@ -59,3 +59,53 @@ describe("loadPolicy's options", () => {
     expect(() => loadPolicy({ ref: "" })).toThrow(/ref/);
   });
 });
+
+describe("loadPolicy's regex checks", () => {
+  const dir = join(root, "bad-regex");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "policy.json"),
+    JSON.stringify({
+      name: "bad-regex",
+      specification: "s",
+      requests: "r",
+      rules: {
+        toolRules: [
+          {
+            id: "no-x",
+            tool: "Bash",
+            when: { field: "args.command", op: "matches", value: "(?=x)rm" },
+            effect: "deny",
+            message: "m",
+          },
+        ],
+      },
+    }),
+  );
+
+  it("rejects a regex RE2 refuses at load by default, and leaves it to its first use with regexes: use", () => {
+    expect(() => loadPolicy({ ref: dir })).toThrow(/rule "no-x".*lookahead/);
+    const { policy } = loadPolicy({ ref: dir, regexes: "use" });
+    expect(policy.rules?.toolRules?.[0]?.id).toBe("no-x");
+    // The deferral ends with the load: the next default load still parses (and refuses) the pattern.
+    expect(() => loadPolicy({ ref: dir })).toThrow(/lookahead/);
+  });
+
+  it("parses once and still rejects what the schema rejects, with the texts resolved", () => {
+    const { policy } = loadPolicy({ ref: "coding-agent", regexes: "use" });
+    expect(policy.kind).toBe("warden.policy");
+    expect(policy.specification).toMatch(/coding/);
+    const wrong = join(root, "wrong-effect");
+    mkdirSync(wrong, { recursive: true });
+    writeFileSync(
+      join(wrong, "policy.json"),
+      JSON.stringify({
+        name: "w",
+        specification: "s",
+        requests: "r",
+        rules: { toolRules: [{ id: "a", tool: "Bash", effect: "permit", message: "m" }] },
+      }),
+    );
+    expect(() => loadPolicy({ ref: wrong, regexes: "use" })).toThrow(/effect/);
+  });
+});

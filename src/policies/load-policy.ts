@@ -23,7 +23,8 @@ import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { lazyModule } from "../core/lazy-module.js";
 import { MAX_POLICY_FILE_BYTES } from "../core/limits.js";
-import { checkPolicyDocumentLimits, type Policy, PolicyFileSchema, PolicySchema } from "../core/policy.js";
+import { checkPolicyDocumentLimits, type Policy, PolicyFileSchema } from "../core/policy.js";
+import { withRegexesParsedAtUse } from "../core/safe-regex.js";
 import { parseWith } from "../core/validate.js";
 import { packageRoot } from "./package-root.js";
 
@@ -143,32 +144,53 @@ function resolveText(options: { value: string | { file: string }; dir: string; f
 }
 
 /** Parses an in-memory policy document whose file references resolve against `dir`. */
-export function parsePolicyDocument(options: { document: unknown; dir: string; what?: string }): Policy {
+export function parsePolicyDocument(options: {
+  document: unknown;
+  dir: string;
+  what?: string;
+  /** When each `matches` regex is parsed: at load (default), or when it first runs (see REGEX_CHECKS). */
+  regexes?: RegexChecks;
+}): Policy {
   const what = options.what ?? "policy";
   checkPolicyDocumentLimits({ document: options.document, what });
-  const file = parseWith({ schema: PolicyFileSchema, value: options.document, what, code: "INVALID_POLICY" });
-  return parseWith({
-    schema: PolicySchema,
-    value: {
-      ...file,
-      specification: resolveText({ value: file.specification, dir: options.dir, field: "specification" }),
-      requests: resolveText({ value: file.requests, dir: options.dir, field: "requests" }),
-    },
-    what,
-    code: "INVALID_POLICY",
-  });
+  // One parse: PolicyFileSchema is PolicySchema with the two texts also allowed as file references, so
+  // once those are read (strings) the result is a valid Policy — parsing it again with PolicySchema
+  // would only walk every rule a second time (about half of a large policy's load).
+  const parse = () =>
+    parseWith({ schema: PolicyFileSchema, value: options.document, what, code: "INVALID_POLICY" });
+  const file = options.regexes === "use" ? withRegexesParsedAtUse({ run: parse }) : parse();
+  const policy: Policy = {
+    ...file,
+    specification: resolveText({ value: file.specification, dir: options.dir, field: "specification" }),
+    requests: resolveText({ value: file.requests, dir: options.dir, field: "requests" }),
+  };
+  return policy;
 }
+
+/**
+ * When a policy's `matches` regexes are parsed: "load" rejects a policy with one RE2 refuses as it loads
+ * (every command but one); "use" parses each when it first runs, where a refused pattern throws and the
+ * check is denied (fail closed) — for `warden hook`, a one-shot check of a large policy whose other
+ * rules never run (core/safe-regex.ts, withRegexesParsedAtUse).
+ */
+export const REGEX_CHECKS = ["load", "use"] as const;
+export type RegexChecks = (typeof REGEX_CHECKS)[number];
 
 const LoadPolicyOptionsSchema = z
   .object({
     /** A bundled policy's name, or a policy file or directory (resolved against `cwd`). */
     ref: z.string().min(1),
     cwd: z.string().min(1).optional(),
+    regexes: z.enum(REGEX_CHECKS).default("load"),
   })
   .strict();
 
 export function loadPolicy(options: z.input<typeof LoadPolicyOptionsSchema>): LoadedPolicy {
-  const { ref, cwd: given } = parseWith({
+  const {
+    ref,
+    cwd: given,
+    regexes,
+  } = parseWith({
     schema: LoadPolicyOptionsSchema,
     value: options,
     what: "loadPolicy options",
@@ -200,6 +222,11 @@ export function loadPolicy(options: z.input<typeof LoadPolicyOptionsSchema>): Lo
     });
   }
   const dir = dirname(path);
-  const policy = parsePolicyDocument({ document: readStructured(path), dir, what: `policy ${path}` });
+  const policy = parsePolicyDocument({
+    document: readStructured(path),
+    dir,
+    what: `policy ${path}`,
+    regexes,
+  });
   return { policy, dir, path, bundled };
 }

@@ -18,7 +18,7 @@ import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
 import type { ModelClient } from "../llm/model.js";
 import type { MemoryBank } from "../memory/memory-bank.js";
-import { listBundledPolicies } from "../policies/load-policy.js";
+import { listBundledPolicies, REGEX_CHECKS } from "../policies/load-policy.js";
 import type { Store } from "../store/store.js";
 import type { ToolFunction } from "../toolbox/tool-function.js";
 import { ENGINE_NAMES } from "./create-engine.js";
@@ -47,6 +47,8 @@ export const GuardServiceOptionsSchema = ModelOptionsSchema.extend({
   sandboxWorkers: z.coerce.number().int().min(1).max(64).optional(),
   /** Time limit of one check in ms, past which it is denied (default 300 000); 0 for none. */
   checkTimeoutMs: CheckTimeoutMsSchema.optional(),
+  /** When the policies' regexes are parsed: "load" (default) or "use" (one-shot checks: warden hook). */
+  regexes: z.enum(REGEX_CHECKS).default("load"),
 });
 export type GuardServiceOptions = z.input<typeof GuardServiceOptionsSchema>;
 
@@ -102,6 +104,7 @@ export async function openGuardService(
         ...(memory ? { memory } : {}),
         extraDemonstrations: o.demos,
         ...(cwd ? { cwd } : {}),
+        regexes: o.regexes,
       });
       policies.push(loaded.policy);
     }

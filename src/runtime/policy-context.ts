@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadDemonstrations } from "../memory/demonstration-file.js";
 import type { MemoryBank } from "../memory/memory-bank.js";
-import { type LoadedPolicy, loadPolicy } from "../policies/load-policy.js";
+import { type LoadedPolicy, loadPolicy, type RegexChecks } from "../policies/load-policy.js";
 
 const SEED_NAMES = [
   "demonstrations.yaml",
@@ -42,8 +42,13 @@ export async function loadPolicyWithSeeds(options: {
   memory?: MemoryBank;
   extraDemonstrations?: readonly string[];
   cwd?: string;
+  regexes?: RegexChecks;
 }): Promise<LoadedPolicy> {
-  const loaded = loadPolicy({ ref: options.ref, ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const loaded = loadPolicy({
+    ref: options.ref,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.regexes ? { regexes: options.regexes } : {}),
+  });
   if (options.memory) {
     await seedPolicyMemory({
       loaded,

@@ -114,7 +114,13 @@ async function decideEvent(o: {
 }): Promise<Decision> {
   const { event, log } = o;
   const history = historySteps({ events: log?.read({ sessionId: event.session_id }) ?? [] });
-  const guard = await openGuardService({ ...o.service, policies: [o.policy], sandboxWorkers: 1 });
+  // One check of one call: a regex is parsed when its rule runs (an invalid one denies the call).
+  const guard = await openGuardService({
+    ...o.service,
+    policies: [o.policy],
+    sandboxWorkers: 1,
+    regexes: "use",
+  });
   let decision: Decision;
   try {
     const [loaded] = guard.listPolicies();
