@@ -13,6 +13,11 @@ import { runInfo } from "../src/bench/run-info.js";
 import { runTrajectoryBenchmark } from "../src/bench/run-trajectory-benchmark.js";
 import { packageRoot } from "../src/policies/package-root.js";
 import { headlineMarkdown } from "./headline.js";
+import {
+  runShieldPlanScripted,
+  type ScriptedPlanResult,
+  shieldPlanScriptedMarkdown,
+} from "./shield-plan-scripted.js";
 import { stWebAgentBenchSuite } from "./suites/st-webagentbench-run.js";
 
 const execFileAsync = promisify(execFile);
@@ -93,6 +98,9 @@ if (existsSync(stwab)) {
 
 log("agentharm and qa need a model-based engine: not part of the offline suite");
 
+// The shielding plan against a scripted model: what it does and what it costs in calls, no accuracy.
+await step("scripted:shield-plan", () => runShieldPlanScripted());
+
 // Each micro-benchmark runs in a process of its own (see micro/child.ts): a fresh heap and JIT, so no
 // benchmark's figures depend on what ran before it.
 const child = join(root, "bench", "micro", "child.ts");
@@ -133,12 +141,18 @@ writeFileSync(
 );
 writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(record, null, 2)}\n`);
 
+function shieldPlanSection(value: unknown): string[] {
+  const result = value as ScriptedPlanResult | { error: string } | undefined;
+  return result && "rows" in result ? shieldPlanScriptedMarkdown({ result }) : [];
+}
+
 const lines = [
   `# Warden offline benchmarks`,
   "",
   `Run ${info.date} on ${info.cpu} (${info.cores} cores, ${info.memoryGb} GB), Node ${info.node}, commit ${info.commit ?? "unknown"}${info.dirty ? " (uncommitted changes)" : ""}${quick ? "; quick mode" : ""}.`,
   "",
   ...headlineMarkdown({ results, quick }),
+  ...shieldPlanSection(results["scripted:shield-plan"]),
   "## Every result (full figures in latest.json)",
   "",
   "| benchmark | result |",

@@ -156,11 +156,11 @@ export async function writeShieldingPlan(options: {
     usage.outputTokens += r.usage.outputTokens;
     return { plan: r.object, usage };
   } catch (error) {
-    usage.llmCalls += 1;
-    return {
-      error: toWardenError({ error, code: "MODEL_UNAVAILABLE", message: "shielding plan failed" }),
-      usage,
-    };
+    const failure = toWardenError({ error, code: "MODEL_UNAVAILABLE", message: "shielding plan failed" });
+    // A reply that never matched the schema was asked `attempts` times; otherwise one call is known.
+    const attempts = failure.details?.attempts;
+    usage.llmCalls += typeof attempts === "number" && attempts > 0 ? attempts : 1;
+    return { error: failure, usage };
   }
 }
 
