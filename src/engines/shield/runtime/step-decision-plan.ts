@@ -60,6 +60,18 @@ export function exemplarOf(hit: RetrievedWorkflow): PlanExemplar | undefined {
   return { query: hit.query, steps, values, outcome: "allow" };
 }
 
+/** The rules shown with the plan prompt: the circuits' rules, and the look-back rules of the predicates. */
+function promptRules(options: {
+  selected: readonly ShieldRule[];
+  rules: readonly ShieldRule[];
+  toAssign: readonly string[];
+}): ShieldRule[] {
+  const out = [...options.selected];
+  for (const r of options.rules)
+    if (r.needsHistory && !out.includes(r) && r.atoms.some((a) => options.toAssign.includes(a))) out.push(r);
+  return out;
+}
+
 async function exemplarsFor(options: {
   store: Store | undefined;
   policy: string;
@@ -152,7 +164,7 @@ export async function planOpenPredicates(options: {
     input: site.input,
     steps: site.steps,
     index: site.index,
-    rules: selection.rules,
+    rules: promptRules({ selected: selection.rules, rules: options.rules, toAssign }),
     predicates: options.byName,
     values: values.values,
     toAssign,
