@@ -65,7 +65,12 @@ describe("what the plan is asked for", () => {
           binding: { kind: "condition", when: { field: "actionType", op: "eq", value: "act" } },
         },
         { name: "other_act", kind: "action", description: "acts otherwise" },
-        { name: "risky", kind: "state", description: "the step is risky" },
+        {
+          name: "risky",
+          kind: "state",
+          description: "the step is risky",
+          binding: { kind: "ask", question: "Is this step risky?" },
+        },
         { name: "warned", kind: "state", description: "the user was warned" },
         { name: "unused", kind: "state", description: "read by no selected rule" },
       ],
@@ -108,7 +113,9 @@ describe("what the plan is asked for", () => {
     });
     expect(prompt).toContain("- r1: G(act -> !risky) — no risky act");
     expect(prompt).toContain("- act = true: acts");
-    expect(prompt).toContain("Predicates to assign (one plan step each):\n- risky: the step is risky");
+    expect(prompt).toContain(
+      "Predicates to assign (one plan step each):\n- risky: the step is risky (the policy's question: Is this step risky?)",
+    );
     expect(prompt).toContain("Detectors: pii, secret");
     expect(prompt).toContain(
       'Example 1 (a similar step: act | args=1; outcome: allow; values: {"risky":false})',

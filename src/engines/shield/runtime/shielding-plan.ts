@@ -104,9 +104,11 @@ export function renderPlanPrompt(options: {
   const known = [...atoms]
     .filter((a) => a in options.values)
     .map((a) => `- ${a} = ${options.values[a]}: ${options.predicates.get(a)?.description ?? "(undeclared)"}`);
-  const open = options.toAssign.map(
-    (a) => `- ${a}: ${options.predicates.get(a)?.description ?? "(undeclared)"}`,
-  );
+  const open = options.toAssign.map((a) => {
+    const p = options.predicates.get(a);
+    const asked = p?.binding?.kind === "ask" ? ` (the policy's question: ${p.binding.question})` : "";
+    return `- ${a}: ${p?.description ?? "(undeclared)"}${asked}`;
+  });
   const examples = options.exemplars.map(
     (e, i) =>
       `Example ${i + 1} (a similar step: ${clip(e.query, 300)}; outcome: ${e.outcome}; values: ${JSON.stringify(e.values)}):\n${clip(JSON.stringify({ steps: e.steps }), 2000)}`,
