@@ -55,7 +55,7 @@ function runBound(site: PlanSite, step: PlanStep, run: PlanRun): void {
     kind: "state",
     description: `planned ${step.operation}`,
     // checkPlan has parsed it with the policy's BindingSchema.
-    binding: planBinding(step) as Predicate["binding"],
+    binding: planBinding({ step }) as Predicate["binding"],
   };
   try {
     const a = assignPredicates({

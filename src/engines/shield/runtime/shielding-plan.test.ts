@@ -137,8 +137,8 @@ describe("what the plan is asked for", () => {
         rules: ["r1"],
       },
     };
-    expect(exemplarOf(hit)).toBeUndefined();
-    expect(exemplarOf({ ...hit, plan: { ...hit.plan, shieldingPlan: [search("risky")] } })).toEqual({
+    expect(exemplarOf({ hit })).toBeUndefined();
+    expect(exemplarOf({ hit: { ...hit, plan: { ...hit.plan, shieldingPlan: [search("risky")] } } })).toEqual({
       query: "act",
       steps: [search("risky")],
       values: { risky: true },

@@ -167,7 +167,8 @@ export async function writeShieldingPlan(options: {
 }
 
 /** A Search or Detect step as the predicate binding it stands for (run like a policy's). */
-export function planBinding(step: PlanStep): unknown {
+export function planBinding(options: { step: PlanStep }): unknown {
+  const { step } = options;
   if (step.operation === "search")
     return {
       kind: "history",
@@ -185,7 +186,7 @@ export function planBinding(step: PlanStep): unknown {
 /** Why a Search or Detect step is not a valid binding (bad condition, unsafe regex...); none if it is. */
 function bindingProblem(step: PlanStep): string | undefined {
   if (step.operation !== "search" && step.operation !== "detect") return undefined;
-  const parsed = BindingSchema.safeParse(planBinding(step));
+  const parsed = BindingSchema.safeParse(planBinding({ step }));
   if (parsed.success) return undefined;
   return `${step.operation} of "${step.predicate}" is not valid: ${parsed.error.issues
     .slice(0, 3)

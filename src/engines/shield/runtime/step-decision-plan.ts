@@ -49,7 +49,8 @@ export function predicatesToPlan(options: {
 }
 
 /** A retrieved workflow as an exemplar, when it holds a shielding plan. */
-export function exemplarOf(hit: RetrievedWorkflow): PlanExemplar | undefined {
+export function exemplarOf(options: { hit: RetrievedWorkflow }): PlanExemplar | undefined {
+  const { hit } = options;
   const steps = hit.plan.shieldingPlan;
   if (!Array.isArray(steps) || steps.length === 0) return undefined;
   const values: Record<string, boolean> = {};
@@ -91,7 +92,7 @@ async function exemplarsFor(options: {
   }
   const out: Array<{ id: string; exemplar: PlanExemplar }> = [];
   for (const h of hits) {
-    const exemplar = exemplarOf(h);
+    const exemplar = exemplarOf({ hit: h });
     if (!exemplar || out.length >= options.k) continue;
     out.push({ id: h.id, exemplar });
     memory?.retrieved.push({ id: h.id, action: h.action, distance: h.distance });
