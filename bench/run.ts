@@ -17,6 +17,11 @@ import { importStWebAgentBench } from "../src/engines/shield/import/index.js";
 import { packageRoot } from "../src/policies/package-root.js";
 import { createScriptedModel } from "../src/testing/scripted-model.js";
 import { headlineMarkdown } from "./headline.js";
+import {
+  runShieldPlanScripted,
+  type ScriptedPlanResult,
+  shieldPlanScriptedMarkdown,
+} from "./shield-plan-scripted.js";
 import { pseudoRulesReply } from "./suites/qa-pseudo-rules.js";
 import { stWebAgentBenchSuite } from "./suites/st-webagentbench-run.js";
 
@@ -137,6 +142,9 @@ await step("dataset:qa(our pseudo-rule records, scripted model):guardagent", asy
 
 log("agentharm needs a model-based engine: not part of the offline suite");
 
+// The shielding plan against a scripted model: what it does and what it costs in calls, no accuracy.
+await step("scripted:shield-plan", () => runShieldPlanScripted());
+
 // Each micro-benchmark runs in a process of its own (see micro/child.ts): a fresh heap and JIT, so no
 // benchmark's figures depend on what ran before it.
 const child = join(root, "bench", "micro", "child.ts");
@@ -177,12 +185,18 @@ writeFileSync(
 );
 writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(record, null, 2)}\n`);
 
+function shieldPlanSection(value: unknown): string[] {
+  const result = value as ScriptedPlanResult | { error: string } | undefined;
+  return result && "rows" in result ? shieldPlanScriptedMarkdown({ result }) : [];
+}
+
 const lines = [
   `# Warden offline benchmarks`,
   "",
   `Run ${info.date} on ${info.cpu} (${info.cores} cores, ${info.memoryGb} GB), Node ${info.node}, commit ${info.commit ?? "unknown"}${info.dirty ? " (uncommitted changes)" : ""}${quick ? "; quick mode" : ""}.`,
   "",
   ...headlineMarkdown({ results, quick }),
+  ...shieldPlanSection(results["scripted:shield-plan"]),
   "## Every result (full figures in latest.json)",
   "",
   "| benchmark | result |",

@@ -43,6 +43,10 @@ export function addGuardOptions(options: { command: Command; policy?: "one" | "m
     .option("--shots <k>", "number of demonstrations retrieved from memory")
     .option("--retrieval <order>", "most | least similar demonstrations", "most")
     .option("--debug-rounds <n>", "debugging rounds when the guardrail code fails (default 3)")
+    .option(
+      "--shield-planning <mode>",
+      "shield with a model: binary-check (default: each open question in one call) or plan (a shielding plan per step)",
+    )
     .option("--no-toolbox", "hide the toolbox functions from code generation (ablation)")
     .option("--no-memory", "use no demonstrations (ablation)")
     .option("--tools <file>", "extra toolbox functions (JavaScript or JSON/YAML); repeatable", collect)
@@ -95,6 +99,7 @@ export function guardOptionsFrom(options: { raw: Record<string, unknown> }): Gua
     "shots",
     "retrieval",
     "debugRounds",
+    "shieldPlanning",
     "toolbox",
     "memory",
     "tools",

@@ -65,6 +65,8 @@ export interface EngineSetup {
   checkOffload?: CompiledOffload;
   /** Worker threads of this engine's own check pool; 0 = every compiled check inline. */
   checkWorkers?: number;
+  /** The shield with a model: "binary-check" (default) or "plan" (a shielding plan per step). */
+  shieldPlanning?: "binary-check" | "plan";
 }
 
 export interface EngineHandle {
@@ -122,6 +124,21 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
     }
     return sandbox;
   };
+  // The shield's options; a shielding plan's Formal-Verify code runs in the (lazily loaded) sandbox.
+  const shieldOptions = async () => {
+    const base = { ...(setup.model ? { model: setup.model } : {}), failMode };
+    if (setup.shieldPlanning !== "plan" || !setup.model) return base;
+    if (!sandbox) {
+      const { createQuickJsSandbox } = await import("../sandbox/quickjs-sandbox.js");
+      sandbox = createQuickJsSandbox({
+        ...(setup.sandboxWorkers ? { workers: setup.sandboxWorkers } : {}),
+        ...(setup.sandboxLimits ? { limits: setup.sandboxLimits } : {}),
+      });
+      const s = sandbox;
+      closers.push(() => s.close());
+    }
+    return { ...base, planning: "plan" as const, sandbox };
+  };
   let offload = setup.checkOffload;
   if (!offload && setup.checkWorkers !== 0) {
     // Workers start on the first large subject, so an engine that never sees one never starts any.
@@ -173,10 +190,10 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
         compiled: createCompiledEngine({ failMode, ...compiledOptions }),
         ...(ga ? { fallback: ga } : {}),
         // Policies with temporal rules go to the shield, which asks the model only for open
-        // Binary-Check questions.
+        // predicates (Binary-Check questions, or a shielding plan).
         shield: async () => {
           const { createShieldEngine } = await import("../engines/shield/runtime/index.js");
-          return createShieldEngine({ ...(model ? { model } : {}), failMode });
+          return createShieldEngine(model ? await shieldOptions() : { failMode });
         },
         failMode,
       });
@@ -219,7 +236,7 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
       break;
     case "shield": {
       const { createShieldEngine } = await import("../engines/shield/runtime/index.js");
-      engine = createShieldEngine({ ...(setup.model ? { model: setup.model } : {}), failMode });
+      engine = createShieldEngine(await shieldOptions());
       break;
     }
   }

@@ -45,6 +45,8 @@ export const GuardServiceOptionsSchema = ModelOptionsSchema.extend({
   /** "off" (default) or "correct-only" (labelled feedback only); "successful" is refused, see the header. */
   learn: z.enum(["off", "successful", "correct-only"]).default("off"),
   sandboxWorkers: z.coerce.number().int().min(1).max(64).optional(),
+  /** The shield with a model: "binary-check" (default) or "plan" (ShieldAgent's shielding plan). */
+  shieldPlanning: z.enum(["binary-check", "plan"]).optional(),
   /** Time limit of one check in ms, past which it is denied (default 300 000); 0 for none. */
   checkTimeoutMs: CheckTimeoutMsSchema.optional(),
   /** When the policies' regexes are parsed: "load" (default) or "use" (one-shot checks: warden hook). */
@@ -122,6 +124,7 @@ export async function openGuardService(
         learn: o.learn,
         failMode: o.failOpen ? "open" : "closed",
         ...(o.sandboxWorkers !== undefined ? { sandboxWorkers: o.sandboxWorkers } : {}),
+        ...(o.shieldPlanning ? { shieldPlanning: o.shieldPlanning } : {}),
       },
     });
     const openedStore = store;

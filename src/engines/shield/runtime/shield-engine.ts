@@ -24,6 +24,8 @@ import type { Policy } from "../../../core/policy.js";
 import { type Step, StepSchema, type Subject } from "../../../core/subject.js";
 import { parseWith } from "../../../core/validate.js";
 import type { ModelClient } from "../../../llm/model.js";
+import { PartialSandboxLimitsSchema } from "../../../sandbox/limits.js";
+import type { Sandbox, SandboxLimits } from "../../../sandbox/sandbox.js";
 import type { Store } from "../../../store/store.js";
 import { hashSeed } from "../../../util/seeded-random.js";
 import { withCallerContext } from "../../compiled/context-facts.js";
@@ -64,6 +66,15 @@ export interface ShieldEngineOptions {
   maxTrajectories?: number;
   /** Workflows retrieved from long-term memory per step (default 3). */
   memoryK?: number;
+  /**
+   * With a model: "binary-check" (default) asks each open `ask` predicate's own question in one call;
+   * "plan" has the model write a shielding plan (Search / Binary-Check / Detect / Formal-Verify) for
+   * every open state predicate the step needs, with similar successful workflows as exemplars.
+   */
+  planning?: "binary-check" | "plan";
+  /** Runs a plan's Formal-Verify code (QuickJS); without one, such a plan step fails closed. */
+  sandbox?: Sandbox;
+  sandboxLimits?: Partial<SandboxLimits>;
 }
 
 export interface ShieldSession {
@@ -97,6 +108,8 @@ const OptionsSchema = z.object({
     .optional(),
   maxTrajectories: z.number().int().positive().optional(),
   memoryK: z.number().int().min(0).optional(),
+  planning: z.enum(["binary-check", "plan"]).optional(),
+  sandboxLimits: PartialSandboxLimitsSchema.optional(),
 });
 
 function trajectoryKey(subject: Subject, scopeKey: string): { key: string; named: boolean } {
@@ -125,6 +138,9 @@ export function createShieldEngine(options: ShieldEngineOptions = {}): ShieldEng
     failMode: checked.failMode ?? "closed",
     sampling: checked.sampling ?? {},
     memoryK: checked.memoryK ?? 3,
+    planning: checked.planning ?? "binary-check",
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(checked.sandboxLimits ? { sandboxLimits: checked.sandboxLimits } : {}),
   };
   const maxStates = checked.maxTrajectories ?? 256;
   const states = new WeakMap<Policy, Map<string, TrajectoryState>>();

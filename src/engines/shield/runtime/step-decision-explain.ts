@@ -22,6 +22,7 @@ import { SHIELD_ENGINE_NAME } from "./shield-engine-name.js";
 import { explainDenial, verdictOf, violationsFrom } from "./shield-violations.js";
 import type { StepValues } from "./step-decision-assign.js";
 import type { CircuitSelection } from "./step-decision-circuits.js";
+import type { PlannedStep } from "./step-decision-plan.js";
 import type { MemoryTrace } from "./step-decision-resolve.js";
 import type { ShieldOperation } from "./workflow-memory.js";
 
@@ -41,6 +42,8 @@ export interface StepExplanation {
   result: MlnResult;
   epsilon: number;
   memory?: MemoryTrace;
+  /** The shielding plan that assigned the open predicates, when the shield planned. */
+  plan?: PlannedStep;
   /** Set when the verdict depends on predicates the model failed to answer. */
   undecidable?: { unanswered: readonly string[]; failure?: WardenError; failMode: "closed" | "open" };
 }
@@ -88,6 +91,7 @@ export function stepTraceFacts(options: StepExplanation): Record<string, unknown
     },
   };
   if (options.memory) facts.memory = options.memory;
+  if (options.plan) facts.plan = options.plan;
   return facts;
 }
 

@@ -20,6 +20,7 @@ import type { Store } from "../../../store/store.js";
 import { type BinaryQuestion, binaryCheck, binaryQuestionKey } from "./binary-check.js";
 import type { ShieldRule } from "./compiled-shield-policy.js";
 import { type AnswerSource, type StepValues, withAnswers } from "./step-decision-assign.js";
+import type { PlannedStep } from "./step-decision-plan.js";
 import {
   planReuse,
   type RetrievedWorkflow,
@@ -61,6 +62,8 @@ export interface Resolution {
   cost: Cost;
   /** Present when the step has a store and needed questions (or retrieved workflows). */
   memory?: MemoryTrace;
+  /** The shielding plan that assigned the open predicates (planning "plan"). */
+  planned?: PlannedStep;
 }
 
 /** Where the questions go: the model and what a Binary-Check prompt shows it. */
@@ -292,6 +295,7 @@ export function workflowPlan(options: {
     version: 1,
     predicates: {},
     rules: options.rules.map((r) => r.rule.id),
+    ...(options.resolution.planned ? { shieldingPlan: options.resolution.planned.steps } : {}),
   };
   for (const n of options.relevant) {
     const entry: ShieldWorkflowPlan["predicates"][string] = {

@@ -8,6 +8,8 @@
  *  3. resolve open predicates (step-decision-resolve.ts): the `ask` questions those circuits need —
  *     plus those of rules that look back in time or are judged at the end, whose values every step
  *     must record — answered by long-term memory or the model in one structured call, else left open;
+ *     or, with `planning: "plan"`, assigned by a shielding plan the model writes with similar
+ *     successful workflows as exemplars (step-decision-plan.ts);
  *  4. verify (step-decision-verify.ts): each rule's LTLf monitor reads the step in μ+ (as taken) and
  *     μ− (no action), and the Markov-logic decision compares the two (open predicates marginalised);
  *  5. explain (step-decision-explain.ts): the Decision, with every violated rule's clause and
@@ -23,6 +25,7 @@ import { WardenError } from "../../../core/errors.js";
 import { policyRef } from "../../../core/policy.js";
 import type { Step } from "../../../core/subject.js";
 import type { ModelClient } from "../../../llm/model.js";
+import type { Sandbox, SandboxLimits } from "../../../sandbox/sandbox.js";
 import type { Store } from "../../../store/store.js";
 import type { DetectorRegistry } from "../detectors/registry.js";
 import { type MlnProblem, type MlnRule, type MlnSide, prepareMln, solveMln } from "../mln/index.js";
@@ -32,6 +35,7 @@ import { explainDenial, verdictOf, violationsFrom } from "./shield-violations.js
 import { assignStep, reusablePendingAnswers, type StepAssignment } from "./step-decision-assign.js";
 import { type CircuitSelection, selectCircuits } from "./step-decision-circuits.js";
 import { explainStep, type StepExplanation } from "./step-decision-explain.js";
+import { planOpenPredicates } from "./step-decision-plan.js";
 import {
   type AskContext,
   type Resolution,
@@ -65,6 +69,14 @@ export interface ShieldRuntime {
   sampling: ShieldSampling;
   /** Workflows retrieved per step (default 3). */
   memoryK: number;
+  /**
+   * How open predicates are assigned with a model: "binary-check" (default: each `ask` binding's
+   * question, in one call) or "plan" (a shielding plan the model writes, step-decision-plan.ts).
+   */
+  planning?: "binary-check" | "plan";
+  /** Where a plan's Formal-Verify code runs; without one such a plan step fails (closed). */
+  sandbox?: Sandbox;
+  sandboxLimits?: Partial<SandboxLimits>;
 }
 
 export function epsilonOf(options: { runtime: ShieldRuntime; state: TrajectoryState }): number {
@@ -105,7 +117,7 @@ export async function decideStep(options: {
     detectors: runtime.detectors,
     reused: reusablePendingAnswers({ pending: state.pending, index, fingerprint, shown }),
   });
-  const { facts, operations } = assigned;
+  const { facts } = assigned;
   const selection = selectCircuits({
     compiled,
     scoped,
@@ -115,17 +127,45 @@ export async function decideStep(options: {
   });
   const ask: AskContext = { model: runtime.model, input: state.input, steps, index, signal: options.signal };
   const query = stepQuery({ facts });
-  const resolution = await resolveOpenPredicates({
-    ask,
-    store: runtime.store,
-    memoryK: runtime.memoryK,
-    policy,
-    predicates: scoped.predicates,
-    rules: scoped.rules,
-    selection,
-    values: assigned,
-    query,
-  });
+  const resolution =
+    runtime.planning === "plan" && runtime.model
+      ? await planOpenPredicates({
+          site: {
+            model: runtime.model,
+            sandbox: runtime.sandbox,
+            ...(runtime.sandboxLimits ? { sandboxLimits: runtime.sandboxLimits } : {}),
+            detectors: runtime.detectors,
+            input: state.input,
+            context: state.context,
+            steps,
+            index,
+            ...(options.signal ? { signal: options.signal } : {}),
+          },
+          store: runtime.store,
+          memoryK: runtime.memoryK,
+          policy: policy.name,
+          predicates: scoped.predicates,
+          byName: compiled.predicates,
+          rules: scoped.rules,
+          selection,
+          values: assigned,
+          query,
+        })
+      : await resolveOpenPredicates({
+          ask,
+          store: runtime.store,
+          memoryK: runtime.memoryK,
+          policy,
+          predicates: scoped.predicates,
+          rules: scoped.rules,
+          selection,
+          values: assigned,
+          query,
+        });
+  // The plan's choice of operation replaces the binding's for the predicates it assigned.
+  const operations = resolution.planned
+    ? { ...assigned.operations, ...resolution.planned.operations }
+    : assigned.operations;
   const verification = prepareVerification({ state, selection, index, sampling: runtime.sampling, epsilon });
   const { resolved, verdict } = await confirmSkipped({
     ask,
@@ -179,6 +219,7 @@ export async function decideStep(options: {
     epsilon,
     memory: outcome.memory,
     undecidable: outcome.undecidable,
+    ...(resolved.planned ? { plan: resolved.planned } : {}),
   });
 }
 

@@ -21,6 +21,7 @@ import { boundedLevenshtein } from "../../../memory/bounded-levenshtein.js";
 import { topK } from "../../../memory/retrieval.js";
 import type { Store, Workflow } from "../../../store/store.js";
 import type { StepFacts } from "../assign/step-facts.js";
+import type { PlanStep } from "./shielding-plan.js";
 
 export type ShieldOperation = "search" | "binary-check" | "detect" | "formal-verify" | "unassigned";
 
@@ -40,11 +41,15 @@ export interface ShieldWorkflowPlan {
   version: 1;
   predicates: Record<string, WorkflowPlanEntry>;
   rules: string[];
+  /** The shielding plan the model wrote for the step (planning "plan"); exemplars of later plans. */
+  shieldingPlan?: PlanStep[];
 }
 
 export interface RetrievedWorkflow {
   id: string;
   action: string;
+  /** The retrieval text of the step the workflow shielded. */
+  query: string;
   distance: number;
   /** distance / length of the longer text, in [0, 1]. */
   normalised: number;
@@ -109,6 +114,7 @@ export async function retrieveWorkflows(options: {
   const retrieved: RetrievedWorkflow[] = hits.map((h) => ({
     id: h.item.id,
     action: h.item.workflow.action,
+    query: h.item.input,
     distance: h.distance,
     normalised: h.distance / Math.max(1, options.query.length, h.item.input.length),
     plan: h.item.workflow.plan as ShieldWorkflowPlan,
@@ -124,6 +130,7 @@ export async function retrieveWorkflows(options: {
     retrieved.push({
       id: w.id,
       action: w.action,
+      query: w.query,
       distance,
       normalised: distance / Math.max(1, options.query.length, w.query.length),
       plan: w.plan as ShieldWorkflowPlan,
