@@ -8,6 +8,8 @@ import { randomUUID } from "node:crypto";
 import type { Generated, Kysely } from "kysely";
 import type { CallerScope } from "../core/caller.js";
 import { toWardenError, WardenError } from "../core/errors.js";
+import type { AuditEntryRow, AuditHeadRow } from "./audit-queries.js";
+import * as audit from "./audit-queries.js";
 import { demonstrationContentHash } from "./content-hash.js";
 import type { ApiKey, Demonstration, NewDemonstration, Store, Workflow } from "./store.js";
 import {
@@ -66,6 +68,9 @@ export interface StoreTables {
   warden_demonstrations: DemonstrationRow;
   warden_workflows: WorkflowRow;
   warden_api_keys: ApiKeyRow;
+  // audit log (h1): audit-queries.ts
+  warden_audit_entries: AuditEntryRow;
+  warden_audit_head: AuditHeadRow;
 }
 
 export function createKyselyStore(options: {
@@ -328,6 +333,24 @@ export function createKyselyStore(options: {
         db.updateTable("warden_api_keys").set({ last_used_at: at }).where("id", "=", key).execute(),
       );
     },
+
+    // ---- audit log (h1): queries in audit-queries.ts ----
+    appendAuditEntry: ({ entry }) =>
+      guard("appending an audit entry", () =>
+        audit.appendAuditEntry({ lockedTransaction: options.lockedTransaction, entry }),
+      ),
+    listAuditEntries: ({ limit, before } = {}) =>
+      guard("listing audit entries", () => audit.listAuditEntries({ db, limit, before })),
+    getAuditEntry: ({ id }) => guard("reading an audit entry", () => audit.getAuditEntry({ db, id })),
+    readAuditChain: ({ after, limit }) =>
+      guard("reading the audit chain", () =>
+        audit.readAuditChain({ db, limit, ...(after !== undefined ? { after } : {}) }),
+      ),
+    auditHead: () => guard("reading the audit head", () => audit.readHead({ db })),
+    pruneAuditEntries: ({ olderThan, keep }) =>
+      guard("pruning the audit log", () =>
+        audit.pruneAuditEntries({ lockedTransaction: options.lockedTransaction, olderThan, keep }),
+      ),
 
     ...(options.changeMark
       ? { changeMark: changeMarkOf({ read: options.changeMark, closed: () => closed }) }

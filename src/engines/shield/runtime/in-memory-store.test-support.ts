@@ -61,6 +61,13 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
     revokeApiKey: noKeys,
     findApiKeyByHash: noKeys,
     markApiKeyUsed: noKeys,
+    // Nor an audit log.
+    appendAuditEntry: noKeys,
+    listAuditEntries: noKeys,
+    getAuditEntry: noKeys,
+    readAuditChain: noKeys,
+    auditHead: noKeys,
+    pruneAuditEntries: noKeys,
     async close() {},
   };
 }
@@ -68,6 +75,6 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
 async function noKeys(): Promise<never> {
   throw new WardenError({
     code: "UNSUPPORTED",
-    message: "the shield's in-memory test store keeps no API keys",
+    message: "the shield's in-memory test store keeps no API keys and no audit log",
   });
 }
