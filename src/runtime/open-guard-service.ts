@@ -47,6 +47,12 @@ export const GuardServiceOptionsSchema = ModelOptionsSchema.extend({
   sandboxWorkers: z.coerce.number().int().min(1).max(64).optional(),
   /** Time limit of one check in ms, past which it is denied (default 300 000); 0 for none. */
   checkTimeoutMs: CheckTimeoutMsSchema.optional(),
+  /** Record every decision in the store's audit log (runtime/audit-log.ts; the store of `store`). */
+  audit: z.boolean().default(false),
+  /** Keep each checked subject in its audit row, not only its digest. */
+  auditSubjects: z.boolean().default(false),
+  /** "sync" (default): a decision is answered after its row is written; "async": written behind. */
+  auditMode: z.enum(["sync", "async"]).default("sync"),
 });
 export type GuardServiceOptions = z.input<typeof GuardServiceOptionsSchema>;
 
@@ -58,9 +64,16 @@ export async function openGuardService(
     cwd?: string;
     /** Told of conditions worth logging (a failed memory write); default: a process warning. */
     onWarning?: (options: { message: string; error?: unknown }) => void;
+    /**
+     * An opened store whose audit log records every decision (the caller keeps and closes it); implies
+     * `audit`. Without it, `audit: true` opens the store of `store` (default $WARDEN_STORE) and closes it.
+     */
+    auditStore?: Store;
+    /** Who answers, in each audit row ("http", "mcp-server"...; default "library"). */
+    auditFace?: string;
   },
 ): Promise<GuardService> {
-  const { modelClient, cwd, onWarning, ...raw } = options;
+  const { modelClient, cwd, onWarning, auditStore, auditFace, ...raw } = options;
   const o = parseWith({ schema: GuardServiceOptionsSchema, value: raw, what: "guard service options" });
   if (o.learn === "successful") {
     throw new WardenError({
@@ -131,6 +144,8 @@ export async function openGuardService(
       ...(memory ? { memory } : {}),
     });
     await service.getEngine({});
+    if (o.audit || auditStore)
+      service = await auditedService({ service, o, auditStore, auditFace, onWarning });
     return service;
   } catch (error) {
     // Once made, the service owns the model (through its engine pool) and the store.
@@ -141,6 +156,34 @@ export async function openGuardService(
     }
     throw error;
   }
+}
+
+/** The service wrapped by withAudit over `auditStore`, or over a store it opens (closed with the service). */
+async function auditedService(options: {
+  service: GuardService;
+  o: z.output<typeof GuardServiceOptionsSchema>;
+  auditStore: Store | undefined;
+  auditFace: string | undefined;
+  onWarning: ((options: { message: string; error?: unknown }) => void) | undefined;
+}): Promise<GuardService> {
+  const { service, o } = options;
+  const { withAudit } = await import("./audit-log.js");
+  let store = options.auditStore;
+  let inner = service;
+  if (!store) {
+    const { openStore } = await import("./default-store.js");
+    const opened = await openStore({ ...(o.store ? { path: o.store } : {}) });
+    store = opened;
+    inner = { ...service, close: () => service.close().finally(() => opened.close()) };
+  }
+  return withAudit({
+    service: inner,
+    store,
+    face: options.auditFace ?? "library",
+    auditSubjects: o.auditSubjects,
+    auditMode: o.auditMode,
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
 }
 
 /** The memory bank over an opened store (its module loaded only when there is a store). */

@@ -8,6 +8,8 @@
  *   GET  /v1/policies         names, versions, whether compiled, rule counts (the caller's policies)
  *   GET  /v1/policies/:name   the whole policy, to callers with the scope policies:read only
  *   GET  /v1/stats            checks served by verdict, policy and engine; errors; model calls
+ *   GET  /v1/audit            the audit log, newest first (?limit=N&before=<seq>), scope audit:read
+ *   GET  /v1/audit/:id        one audit row by id or seq (routes/audit.ts)
  *   GET  /healthz             liveness (no key needed)
  * Every request first passes the browser defences: its Host must name this service (./host-allow-list.ts),
  * a foreign page's request is refused and CORS stays closed unless configured (./browser-guard.ts). Then
@@ -25,6 +27,7 @@ import { parseWith } from "../core/validate.js";
 import { type Cancellation, cancellationOf as cancellationOfSignal } from "../runtime/check-within.js";
 import type { EngineName } from "../runtime/create-engine.js";
 import type { CheckOptions, GuardService } from "../runtime/guard-service.js";
+import type { Store } from "../store/store.js";
 import {
   type Authenticator,
   mayUsePolicy,
@@ -41,6 +44,7 @@ import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
 import { readJsonBody } from "./request-body.js";
 import { type HeaderReader, headerReader } from "./request-headers.js";
 import { createServerLogger, type Logger, type RequestLogVariables, requestLog } from "./request-log.js";
+import { useAuditRoutes } from "./routes/audit.js";
 
 /** Default request size limit: 1 MiB holds the longest agent logs of the benchmarks many times over. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -60,10 +64,12 @@ export interface WardenAppOptions {
   corsOrigins?: readonly string[];
   /** Who is calling (default: no keys, everyone is anonymous with the scope check). */
   authenticator?: Authenticator;
+  /** The store whose audit log GET /v1/audit reads (routes/audit.ts); absent: the routes say it is off. */
+  audit?: { store: Store };
 }
 
 /** Under @hono/node-server (startServer) the app also gets Node's request and response. */
-type AppEnv = {
+export type AppEnv = {
   Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
   Variables: RequestLogVariables & { caller: Caller; header: HeaderReader };
 };
@@ -84,6 +90,7 @@ export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
 
   useDefences({ app, options });
   useRoutes({ app, options });
+  useAuditRoutes({ app, ...(options.audit ? { store: options.audit.store } : {}) });
   return app;
 }
 

@@ -33,6 +33,8 @@
  *                               421 so that no client retries it elsewhere
  *   origin-not-allowed     403  a browser sent it for a page of an origin not allowed with --cors-origin
  *   route-not-found        404
+ *   audit-not-enabled      404  GET /v1/audit on a service that keeps no audit log
+ *   entry-not-found        404  GET /v1/audit/:id for an id (or seq) the log does not hold
  *   body-too-large         413
  *   unsupported-media-type 415  a POST body not declared Content-Type: application/json
  *   too-deep               400  a body value nested deeper than the limit (the default status, named here
@@ -76,6 +78,8 @@ export const HTTP_REASON_STATUS = {
   "host-not-allowed": 403,
   "origin-not-allowed": 403,
   "route-not-found": 404,
+  "audit-not-enabled": 404,
+  "entry-not-found": 404,
   "body-too-large": 413,
   "unsupported-media-type": 415,
   "too-deep": 400,

@@ -10,6 +10,7 @@ import { serve } from "@hono/node-server";
 import type { ModelClient } from "../llm/model.js";
 import type { GuardService } from "../runtime/guard-service.js";
 import { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
+import type { Store } from "../store/store.js";
 import {
   type Authenticator,
   type KeyDirectory,
@@ -54,6 +55,11 @@ export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"
   connectionLimits?: SocketLimitsInput;
   /** How long `close` waits for requests in flight before cutting their connections (default 5000 ms). */
   closeGraceMs?: number;
+  /**
+   * A store whose audit log records every decision (runtime/audit-log.ts) and that GET /v1/audit reads;
+   * the caller keeps and closes it. `auditSubjects` / `auditMode` (guard options) say how.
+   */
+  auditStore?: Store;
 }
 
 export interface RunningServer {
@@ -81,6 +87,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     exposePolicies,
     connectionLimits,
     closeGraceMs,
+    auditStore,
     ...guard
   } = options;
   const log = logger === false ? undefined : (logger ?? createServerLogger());
@@ -88,6 +95,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const service = await openGuardService({
     ...guard,
     policies: policyRefs ?? [],
+    ...(auditStore ? { auditStore, auditFace: "http" } : {}),
     // A failed memory write never changes a decision, so the operator must hear of it from the log.
     ...(log ? { onWarning: ({ message, error }) => log.warn({ err: error }, message) } : {}),
   });
@@ -102,6 +110,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
       ...(allowedHosts ? { allowedHosts } : {}),
       ...(corsOrigins ? { corsOrigins } : {}),
+      ...(auditStore ? { audit: { store: auditStore } } : {}),
     });
   } catch (error) {
     await service.close();

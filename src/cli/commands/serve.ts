@@ -1,7 +1,8 @@
 /**
  * `warden serve`: Warden's HTTP API (see src/server) on 127.0.0.1:8787 until SIGINT/SIGTERM. The browser
  * defences (Host allow-list, closed CORS, JSON-only POSTs) and connection limits are on by default; the
- * options here only widen them, each by a name the operator writes down.
+ * options here only widen them, each by a name the operator writes down. Every decision is recorded in the
+ * store's audit log (`warden audit`) unless --no-audit.
  */
 import type { Command } from "commander";
 import { z } from "zod";
@@ -63,6 +64,12 @@ export function registerServeCommand(options: { program: Command }): void {
       "serve whole policies (GET /v1/policies/:name) to callers without an API key",
     )
     .option("--log-level <level>", "fatal | error | warn | info | debug | trace | silent", "info")
+    .option(
+      "--no-audit",
+      "keep no audit log (default: every decision is recorded in the store's hash-chained log)",
+    )
+    .option("--audit-subjects", "keep each checked subject in the audit log, not only its SHA-256 digest")
+    .option("--audit-async", "answer before the audit row is written (default: after; a failed write denies)")
     .action(async (raw: Record<string, unknown>) => {
       const o = parseWith({
         schema: ServeOptionsSchema,
@@ -87,6 +94,10 @@ export function registerServeCommand(options: { program: Command }): void {
       const keyStore = await openStore({ ...(guard.store ? { path: guard.store } : {}) });
       const server = await startServer({
         keys: createKeyDirectory({ store: keyStore }),
+        // The audit log lives in the same store as the keys, which `warden audit --store` reads.
+        ...(raw.audit === false ? {} : { auditStore: keyStore }),
+        auditSubjects: raw.auditSubjects === true,
+        auditMode: raw.auditAsync === true ? "async" : "sync",
         ...guard,
         ...checkTimeout,
         policyRefs: policies ?? [],
