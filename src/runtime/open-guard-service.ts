@@ -13,6 +13,7 @@
  * The store (SQLite), the memory bank, the model client and user tool functions are imported only when
  * the options ask for them: a compiled `warden check` opens none of them and must start in a blink.
  */
+import { userInfo } from "node:os";
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
@@ -47,8 +48,11 @@ export const GuardServiceOptionsSchema = ModelOptionsSchema.extend({
   sandboxWorkers: z.coerce.number().int().min(1).max(64).optional(),
   /** Time limit of one check in ms, past which it is denied (default 300 000); 0 for none. */
   checkTimeoutMs: CheckTimeoutMsSchema.optional(),
-  /** Record every decision in the store's audit log (runtime/audit-log.ts; the store of `store`). */
-  audit: z.boolean().default(false),
+  /**
+   * Record every decision in the audit log (runtime/audit-log.ts) of the store of `store`; default: on
+   * when `store` is named, off otherwise.
+   */
+  audit: z.boolean().optional(),
   /** Keep each checked subject in its audit row, not only its digest. */
   auditSubjects: z.boolean().default(false),
   /** "sync" (default): a decision is answered after its row is written; "async": written behind. */
@@ -144,7 +148,7 @@ export async function openGuardService(
       ...(memory ? { memory } : {}),
     });
     await service.getEngine({});
-    if (o.audit || auditStore)
+    if (auditStore || (o.audit ?? o.store !== undefined))
       service = await auditedService({ service, o, auditStore, auditFace, onWarning });
     return service;
   } catch (error) {
@@ -176,10 +180,13 @@ async function auditedService(options: {
     store = opened;
     inner = { ...service, close: () => service.close().finally(() => opened.close()) };
   }
+  const face = options.auditFace ?? "library";
   return withAudit({
     service: inner,
     store,
-    face: options.auditFace ?? "library",
+    face,
+    // A command-line face's caller is the user running it.
+    defaultCaller: face === "library" || face === "http" ? face : `user:${userInfo().username}`,
     auditSubjects: o.auditSubjects,
     auditMode: o.auditMode,
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),

@@ -114,7 +114,12 @@ async function decideEvent(o: {
 }): Promise<Decision> {
   const { event, log } = o;
   const history = historySteps({ events: log?.read({ sessionId: event.session_id }) ?? [] });
-  const guard = await openGuardService({ ...o.service, policies: [o.policy], sandboxWorkers: 1 });
+  const guard = await openGuardService({
+    ...o.service,
+    policies: [o.policy],
+    sandboxWorkers: 1,
+    auditFace: "cli-hook",
+  });
   let decision: Decision;
   try {
     const [loaded] = guard.listPolicies();

@@ -94,10 +94,8 @@ export function registerServeCommand(options: { program: Command }): void {
       const keyStore = await openStore({ ...(guard.store ? { path: guard.store } : {}) });
       const server = await startServer({
         keys: createKeyDirectory({ store: keyStore }),
-        // The audit log lives in the same store as the keys, which `warden audit --store` reads.
+        // The audit log is on unless --no-audit, in the store of the keys, which `warden audit` reads.
         ...(raw.audit === false ? {} : { auditStore: keyStore }),
-        auditSubjects: raw.auditSubjects === true,
-        auditMode: raw.auditAsync === true ? "async" : "sync",
         ...guard,
         ...checkTimeout,
         policyRefs: policies ?? [],
