@@ -64,12 +64,6 @@ export function registerServeCommand(options: { program: Command }): void {
       "serve whole policies (GET /v1/policies/:name) to callers without an API key",
     )
     .option("--log-level <level>", "fatal | error | warn | info | debug | trace | silent", "info")
-    .option(
-      "--no-audit",
-      "keep no audit log (default: every decision is recorded in the store's hash-chained log)",
-    )
-    .option("--audit-subjects", "keep each checked subject in the audit log, not only its SHA-256 digest")
-    .option("--audit-async", "answer before the audit row is written (default: after; a failed write denies)")
     .action(async (raw: Record<string, unknown>) => {
       const o = parseWith({
         schema: ServeOptionsSchema,
