@@ -69,7 +69,7 @@ export interface WardenAppOptions {
 }
 
 /** Under @hono/node-server (startServer) the app also gets Node's request and response. */
-export type AppEnv = {
+type AppEnv = {
   Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
   Variables: RequestLogVariables & { caller: Caller; header: HeaderReader };
 };

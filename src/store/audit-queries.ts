@@ -10,7 +10,6 @@ import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
 import { auditRowHash } from "./audit-chain.js";
-import type { StoreTables } from "./kysely-store.js";
 import type { AuditEntry, AuditHead, NewAuditEntry } from "./store.js";
 import { StorableTextSchema } from "./store-input.js";
 
@@ -44,9 +43,15 @@ export interface AuditHeadRow {
   head_hash: string;
 }
 
+/** The audit log's tables, a part of the store's (kysely-store.ts StoreTables). */
+export interface AuditTables {
+  warden_audit_entries: AuditEntryRow;
+  warden_audit_head: AuditHeadRow;
+}
+
 type LockedTransaction = <T>(options: {
   key: string;
-  run: (db: Kysely<StoreTables>) => Promise<T>;
+  run: (db: Kysely<AuditTables>) => Promise<T>;
 }) => Promise<T>;
 
 /** One lock for the whole log: the chain has one head. */
@@ -112,7 +117,7 @@ export async function appendAuditEntry(options: {
 
 /** Inserts a row chained to `prevHash` and moves the head to it (inside the caller's locked transaction). */
 async function writeRow(options: {
-  db: Kysely<StoreTables>;
+  db: Kysely<AuditTables>;
   content: Omit<AuditEntry, "hash" | "prevHash">;
   prevHash: string;
 }): Promise<AuditEntry> {
@@ -150,7 +155,7 @@ async function writeRow(options: {
   return { ...content, hash, prevHash };
 }
 
-export async function readHead(options: { db: Kysely<StoreTables> }): Promise<AuditHead> {
+export async function readHead(options: { db: Kysely<AuditTables> }): Promise<AuditHead> {
   const row = await options.db
     .selectFrom("warden_audit_head")
     .selectAll()
@@ -172,7 +177,7 @@ export async function readHead(options: { db: Kysely<StoreTables> }): Promise<Au
 }
 
 export async function listAuditEntries(options: {
-  db: Kysely<StoreTables>;
+  db: Kysely<AuditTables>;
   limit?: number;
   before?: number;
 }): Promise<AuditEntry[]> {
@@ -191,7 +196,7 @@ export async function listAuditEntries(options: {
 }
 
 export async function getAuditEntry(options: {
-  db: Kysely<StoreTables>;
+  db: Kysely<AuditTables>;
   id: string;
 }): Promise<AuditEntry | undefined> {
   const id = parseWith({ schema: Short.pipe(z.string().min(1)), value: options.id, what: "audit entry id" });
@@ -202,7 +207,7 @@ export async function getAuditEntry(options: {
 }
 
 export async function readAuditChain(options: {
-  db: Kysely<StoreTables>;
+  db: Kysely<AuditTables>;
   after?: number;
   limit: number;
 }): Promise<AuditEntry[]> {
@@ -291,7 +296,7 @@ export async function pruneAuditEntries(options: {
 
 /** The last seq to remove: every row written before `olderThan`, or all but the newest `keep`. */
 async function pruneThrough(options: {
-  db: Kysely<StoreTables>;
+  db: Kysely<AuditTables>;
   head: AuditHead;
   olderThan?: string;
   keep?: number;

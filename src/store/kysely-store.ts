@@ -108,6 +108,12 @@ export function createKyselyStore(options: {
     }
   };
 
+  // The audit queries see their own tables only (audit-queries.ts AuditTables): the same handle, narrowed.
+  const auditLocked = <T>(o: { key: string; run: (db: Kysely<audit.AuditTables>) => Promise<T> }) =>
+    options.lockedTransaction({ key: o.key, run: (trx) => o.run(asAudit(trx)) });
+  // Sound: StoreTables holds the audit tables; Kysely's types are invariant in their tables.
+  const auditDb = asAudit(db);
+
   const duplicate = (kind: "demonstration" | "workflow", id: string) =>
     new WardenError({
       code: "INVALID_INPUT",
@@ -337,19 +343,20 @@ export function createKyselyStore(options: {
     // ---- audit log (h1): queries in audit-queries.ts ----
     appendAuditEntry: ({ entry }) =>
       guard("appending an audit entry", () =>
-        audit.appendAuditEntry({ lockedTransaction: options.lockedTransaction, entry }),
+        audit.appendAuditEntry({ lockedTransaction: auditLocked, entry }),
       ),
     listAuditEntries: ({ limit, before } = {}) =>
-      guard("listing audit entries", () => audit.listAuditEntries({ db, limit, before })),
-    getAuditEntry: ({ id }) => guard("reading an audit entry", () => audit.getAuditEntry({ db, id })),
+      guard("listing audit entries", () => audit.listAuditEntries({ db: auditDb, limit, before })),
+    getAuditEntry: ({ id }) =>
+      guard("reading an audit entry", () => audit.getAuditEntry({ db: auditDb, id })),
     readAuditChain: ({ after, limit }) =>
       guard("reading the audit chain", () =>
-        audit.readAuditChain({ db, limit, ...(after !== undefined ? { after } : {}) }),
+        audit.readAuditChain({ db: auditDb, limit, ...(after !== undefined ? { after } : {}) }),
       ),
-    auditHead: () => guard("reading the audit head", () => audit.readHead({ db })),
+    auditHead: () => guard("reading the audit head", () => audit.readHead({ db: auditDb })),
     pruneAuditEntries: ({ olderThan, keep }) =>
       guard("pruning the audit log", () =>
-        audit.pruneAuditEntries({ lockedTransaction: options.lockedTransaction, olderThan, keep }),
+        audit.pruneAuditEntries({ lockedTransaction: auditLocked, olderThan, keep }),
       ),
 
     ...(options.changeMark
@@ -364,6 +371,10 @@ export function createKyselyStore(options: {
       return closing;
     },
   };
+}
+
+function asAudit(db: Kysely<StoreTables>): Kysely<audit.AuditTables> {
+  return db as unknown as Kysely<audit.AuditTables>;
 }
 
 /** A closed store's mark never repeats, so a reader asks the store and hears that it is closed. */

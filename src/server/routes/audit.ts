@@ -9,12 +9,12 @@
  */
 import type { Hono } from "hono";
 import { z } from "zod";
+import type { Caller } from "../../core/caller.js";
 import { WardenError } from "../../core/errors.js";
 import { parseWith } from "../../core/validate.js";
 import { MAX_AUDIT_LIST_LIMIT } from "../../store/audit-queries.js";
 import type { AuditEntry, Store } from "../../store/store.js";
 import { mayUsePolicy, requireScope } from "../authenticator.js";
-import type { AppEnv } from "../create-warden-app.js";
 
 const Whole = z
   .string()
@@ -25,7 +25,10 @@ const ListQuerySchema = z.object({
   before: Whole.optional(),
 });
 
-export function useAuditRoutes(options: { app: Hono<AppEnv>; store?: Store }): void {
+/** Any app whose defences put the authenticated caller in the context (create-warden-app.ts). */
+type CallerEnv = { Variables: { caller: Caller } };
+
+export function useAuditRoutes<E extends CallerEnv>(options: { app: Hono<E>; store?: Store }): void {
   const { app, store } = options;
   const logOf = (what: string): Store => {
     if (store) return store;
@@ -37,7 +40,7 @@ export function useAuditRoutes(options: { app: Hono<AppEnv>; store?: Store }): v
   };
 
   app.get("/v1/audit", async (c) => {
-    const caller = c.get("caller");
+    const caller = c.get("caller") as Caller;
     requireScope({ caller, scopes: ["audit:read"], what: "GET /v1/audit" });
     const log = logOf("GET /v1/audit");
     const query = parseWith({
@@ -53,7 +56,7 @@ export function useAuditRoutes(options: { app: Hono<AppEnv>; store?: Store }): v
   });
 
   app.get("/v1/audit/:id", async (c) => {
-    const caller = c.get("caller");
+    const caller = c.get("caller") as Caller;
     requireScope({ caller, scopes: ["audit:read"], what: "GET /v1/audit/:id" });
     const id = c.req.param("id");
     const entry = await logOf("GET /v1/audit/:id").getAuditEntry({ id });
@@ -69,7 +72,7 @@ export function useAuditRoutes(options: { app: Hono<AppEnv>; store?: Store }): v
   });
 }
 
-function visible(options: { entry: AuditEntry; caller: AppEnv["Variables"]["caller"] }): boolean {
+function visible(options: { entry: AuditEntry; caller: Caller }): boolean {
   const { entry, caller } = options;
   if (caller.policies === undefined) return true;
   return entry.kind !== "checkpoint" && mayUsePolicy({ caller, policy: entry.policy });
