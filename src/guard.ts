@@ -44,6 +44,15 @@ export interface GuardOptions {
    * never learns. Storing whatever the model decided ("successful") is refused: any input could teach it.
    */
   learn?: "off" | "correct-only";
+  /**
+   * Record every decision in the audit log of `store` (runtime/audit-log.ts; `warden audit` reads it).
+   * Default: on when `store` is given. A decision is answered after its row is written unless
+   * `auditMode: "async"`; a row that cannot be written makes the decision a deny.
+   */
+  audit?: boolean;
+  /** Keep each checked subject in its audit row, not only its SHA-256 digest. */
+  auditSubjects?: boolean;
+  auditMode?: "sync" | "async";
 }
 
 export interface Guard {
@@ -76,6 +85,9 @@ export async function createGuard(options: GuardOptions): Promise<Guard> {
     ...(options.store ? { store: options.store } : {}),
     failOpen: options.failMode === "open",
     ...(options.learn ? { learn: options.learn } : {}),
+    ...(options.audit !== undefined ? { audit: options.audit } : {}),
+    ...(options.auditSubjects !== undefined ? { auditSubjects: options.auditSubjects } : {}),
+    ...(options.auditMode ? { auditMode: options.auditMode } : {}),
   });
   const trust = { contextFacts: options.trustContextFacts === true };
   const subjectOf = (subject: SubjectInput) =>

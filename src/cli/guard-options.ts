@@ -58,7 +58,14 @@ export function addGuardOptions(options: { command: Command; policy?: "one" | "m
     )
     .option("--cassette <file>", "record model calls to / replay them from this file")
     .option("--cassette-mode <mode>", "record | replay | auto", "auto")
-    .option("--fail-open", "allow (and say so) when a check cannot be completed; the default is to deny");
+    .option("--fail-open", "allow (and say so) when a check cannot be completed; the default is to deny")
+    .option("--audit", "record every decision in the store's audit log (default: when --store is given)")
+    .option("--no-audit", "keep no audit log, even with --store")
+    .option("--audit-subjects", "keep each checked subject in the audit log, not only its SHA-256 digest")
+    .option(
+      "--audit-mode <mode>",
+      "sync (default: a decision is answered after its audit row is written; a failed write denies) | async",
+    );
 }
 
 /** Registers `--check-timeout <ms>`: the time limit of one check, past which it is denied. */
@@ -109,6 +116,9 @@ export function guardOptionsFrom(options: { raw: Record<string, unknown> }): Gua
     "cassette",
     "cassetteMode",
     "failOpen",
+    "audit",
+    "auditSubjects",
+    "auditMode",
   ];
   const picked = Object.fromEntries(keys.filter((k) => rest[k] !== undefined).map((k) => [k, rest[k]]));
   return { ...picked, policies: (policy as string[] | undefined) ?? [] } as GuardServiceOptions;

@@ -15,6 +15,8 @@ export const CALLER_SCOPES = [
   "policies:read",
   /** Teach memory: labelled cases from this caller may be stored as demonstrations. */
   "memory:write",
+  /** Read the audit log (GET /v1/audit, GET /v1/audit/:id): every decision, and subjects when kept. */
+  "audit:read",
 ] as const;
 export type CallerScope = (typeof CALLER_SCOPES)[number];
 

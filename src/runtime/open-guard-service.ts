@@ -13,6 +13,7 @@
  * The store (SQLite), the memory bank, the model client and user tool functions are imported only when
  * the options ask for them: a compiled `warden check` opens none of them and must start in a blink.
  */
+import { userInfo } from "node:os";
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
@@ -51,6 +52,15 @@ export const GuardServiceOptionsSchema = ModelOptionsSchema.extend({
   checkTimeoutMs: CheckTimeoutMsSchema.optional(),
   /** When the policies' regexes are parsed: "load" (default) or "use" (one-shot checks: warden hook). */
   regexes: z.enum(REGEX_CHECKS).default("load"),
+  /**
+   * Record every decision in the audit log (runtime/audit-log.ts) of the store of `store`; default: on
+   * when `store` is named, off otherwise.
+   */
+  audit: z.boolean().optional(),
+  /** Keep each checked subject in its audit row, not only its digest. */
+  auditSubjects: z.boolean().default(false),
+  /** "sync" (default): a decision is answered after its row is written; "async": written behind. */
+  auditMode: z.enum(["sync", "async"]).default("sync"),
 });
 export type GuardServiceOptions = z.input<typeof GuardServiceOptionsSchema>;
 
@@ -62,9 +72,16 @@ export async function openGuardService(
     cwd?: string;
     /** Told of conditions worth logging (a failed memory write); default: a process warning. */
     onWarning?: (options: { message: string; error?: unknown }) => void;
+    /**
+     * An opened store whose audit log records every decision (the caller keeps and closes it); implies
+     * `audit`. Without it, `audit: true` opens the store of `store` (default $WARDEN_STORE) and closes it.
+     */
+    auditStore?: Store;
+    /** Who answers, in each audit row ("http", "mcp-server"...; default "library"). */
+    auditFace?: string;
   },
 ): Promise<GuardService> {
-  const { modelClient, cwd, onWarning, ...raw } = options;
+  const { modelClient, cwd, onWarning, auditStore, auditFace, ...raw } = options;
   const o = parseWith({ schema: GuardServiceOptionsSchema, value: raw, what: "guard service options" });
   if (o.learn === "successful") {
     throw new WardenError({
@@ -137,6 +154,8 @@ export async function openGuardService(
       ...(memory ? { memory } : {}),
     });
     await service.getEngine({});
+    if (auditStore || (o.audit ?? o.store !== undefined))
+      service = await auditedService({ service, o, auditStore, auditFace, onWarning });
     return service;
   } catch (error) {
     // Once made, the service owns the model (through its engine pool) and the store.
@@ -147,6 +166,37 @@ export async function openGuardService(
     }
     throw error;
   }
+}
+
+/** The service wrapped by withAudit over `auditStore`, or over a store it opens (closed with the service). */
+async function auditedService(options: {
+  service: GuardService;
+  o: z.output<typeof GuardServiceOptionsSchema>;
+  auditStore: Store | undefined;
+  auditFace: string | undefined;
+  onWarning: ((options: { message: string; error?: unknown }) => void) | undefined;
+}): Promise<GuardService> {
+  const { service, o } = options;
+  const { withAudit } = await import("./audit-log.js");
+  let store = options.auditStore;
+  let inner = service;
+  if (!store) {
+    const { openStore } = await import("./default-store.js");
+    const opened = await openStore({ ...(o.store ? { path: o.store } : {}) });
+    store = opened;
+    inner = { ...service, close: () => service.close().finally(() => opened.close()) };
+  }
+  const face = options.auditFace ?? "library";
+  return withAudit({
+    service: inner,
+    store,
+    face,
+    // A command-line face's caller is the user running it.
+    defaultCaller: face === "library" || face === "http" ? face : `user:${userInfo().username}`,
+    auditSubjects: o.auditSubjects,
+    auditMode: o.auditMode,
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
 }
 
 /** The memory bank over an opened store (its module loaded only when there is a store). */

@@ -10,6 +10,8 @@
  *   GET  /v1/stats            checks served by verdict, policy and engine; errors; model calls
  *   POST /v1/sessions …       server-side sessions, steps decided against the trajectory (./routes/sessions.ts)
  *   GET  /metrics             Prometheus metrics; GET /openapi.json: every route (./routes/observability.ts)
+ *   GET  /v1/audit            the audit log, newest first (?limit=N&before=<seq>), scope audit:read
+ *   GET  /v1/audit/:id        one audit row by id or seq (routes/audit.ts)
  *   GET  /healthz             liveness (no key needed)
  * Every request first passes the browser defences: its Host must name this service (./host-allow-list.ts),
  * a foreign page's request is refused and CORS stays closed unless configured (./browser-guard.ts). Then
@@ -28,6 +30,7 @@ import type { EngineName } from "../runtime/create-engine.js";
 import type { CheckOptions, GuardService } from "../runtime/guard-service.js";
 import type { GuardSessions } from "../runtime/guard-sessions.js";
 import type { AppEnv } from "./app-env.js";
+import type { Store } from "../store/store.js";
 import {
   type Authenticator,
   mayUsePolicy,
@@ -46,6 +49,7 @@ import type { RateLimiter } from "./rate-limit.js";
 import { readJsonBody } from "./request-body.js";
 import { type HeaderReader, headerReader } from "./request-headers.js";
 import { createServerLogger, type Logger, requestLog } from "./request-log.js";
+import { useAuditRoutes } from "./routes/audit.js";
 import { useObservabilityRoutes } from "./routes/observability.js";
 import { useSessionRoutes } from "./routes/sessions.js";
 
@@ -73,6 +77,8 @@ export interface WardenAppOptions {
   sessions?: GuardSessions;
   /** Prometheus metrics (createWardenMetrics, which loads prom-client); without them /metrics answers 501. */
   metrics?: WardenMetrics;
+  /** The store whose audit log GET /v1/audit reads (routes/audit.ts); absent: the routes say it is off. */
+  audit?: { store: Store };
 }
 
 export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
@@ -91,6 +97,7 @@ export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
 
   useDefences({ app, options });
   useRoutes({ app, options });
+  useAuditRoutes({ app, ...(options.audit ? { store: options.audit.store } : {}) });
   return app;
 }
 

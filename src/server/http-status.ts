@@ -38,6 +38,8 @@
  *   session-busy           409  other writers kept appending steps to the session first; send it again
  *   session-full           409  the session holds the most steps one trajectory may
  *   rate-limited           429  the key is over its rate limit (with Retry-After: seconds)
+ *   audit-not-enabled      404  GET /v1/audit on a service that keeps no audit log
+ *   entry-not-found        404  GET /v1/audit/:id for an id (or seq) the log does not hold
  *   body-too-large         413
  *   unsupported-media-type 415  a POST body not declared Content-Type: application/json
  *   too-deep               400  a body value nested deeper than the limit (the default status, named here
@@ -86,6 +88,8 @@ export const HTTP_REASON_STATUS = {
   "session-busy": 409,
   "session-full": 409,
   "rate-limited": 429,
+  "audit-not-enabled": 404,
+  "entry-not-found": 404,
   "body-too-large": 413,
   "unsupported-media-type": 415,
   "too-deep": 400,

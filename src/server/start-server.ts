@@ -63,6 +63,11 @@ export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"
   metrics?: false | { approvalsPending?: () => number | Promise<number> };
   /** How long `close` waits for requests in flight before cutting their connections (default 5000 ms). */
   closeGraceMs?: number;
+  /**
+   * A store whose audit log records every decision (runtime/audit-log.ts) and that GET /v1/audit reads;
+   * the caller keeps and closes it. `auditSubjects` / `auditMode` (guard options) say how.
+   */
+  auditStore?: Store;
 }
 
 export interface RunningServer {
@@ -93,6 +98,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     rateLimitPerSecond,
     sessionStore,
     metrics: metricsOption,
+    auditStore,
     ...guard
   } = options;
   const log = logger === false ? undefined : (logger ?? createServerLogger());
@@ -100,6 +106,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const service = await openGuardService({
     ...guard,
     policies: policyRefs ?? [],
+    ...(auditStore ? { auditStore, auditFace: "http" } : {}),
     // A failed memory write never changes a decision, so the operator must hear of it from the log.
     ...(log ? { onWarning: ({ message, error }) => log.warn({ err: error }, message) } : {}),
   });
@@ -124,6 +131,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
       ...(allowedHosts ? { allowedHosts } : {}),
       ...(corsOrigins ? { corsOrigins } : {}),
+      ...(auditStore ? { audit: { store: auditStore } } : {}),
     });
   } catch (error) {
     await service.close();

@@ -8,6 +8,8 @@ import { randomUUID } from "node:crypto";
 import type { Generated, Kysely } from "kysely";
 import type { CallerScope } from "../core/caller.js";
 import { toWardenError, WardenError } from "../core/errors.js";
+import type { AuditEntryRow, AuditHeadRow } from "./audit-queries.js";
+import * as audit from "./audit-queries.js";
 import { demonstrationContentHash } from "./content-hash.js";
 import {
   appendStepLocked,
@@ -82,6 +84,9 @@ export interface StoreTables {
   // Server-side guard sessions (migration 6, session-queries.ts).
   warden_sessions: SessionRow;
   warden_session_steps: SessionStepRow;
+  // audit log (h1): audit-queries.ts
+  warden_audit_entries: AuditEntryRow;
+  warden_audit_head: AuditHeadRow;
 }
 
 export function createKyselyStore(options: {
@@ -120,6 +125,12 @@ export function createKyselyStore(options: {
       throw toWardenError({ error, code: "STORE_ERROR", message: `${backend} store: ${what} failed` });
     }
   };
+
+  // The audit queries see their own tables only (audit-queries.ts AuditTables): the same handle, narrowed.
+  const auditLocked = <T>(o: { key: string; run: (db: Kysely<audit.AuditTables>) => Promise<T> }) =>
+    options.lockedTransaction({ key: o.key, run: (trx) => o.run(asAudit(trx)) });
+  // Sound: StoreTables holds the audit tables; Kysely's types are invariant in their tables.
+  const auditDb = asAudit(db);
 
   const duplicate = (kind: "demonstration" | "workflow", id: string) =>
     new WardenError({
@@ -365,6 +376,24 @@ export function createKyselyStore(options: {
       );
     },
     finishSession: ({ id }) => guard("finishing a session", () => markSessionFinished({ db: sessions, id })),
+    // ---- audit log (h1): queries in audit-queries.ts ----
+    appendAuditEntry: ({ entry }) =>
+      guard("appending an audit entry", () =>
+        audit.appendAuditEntry({ lockedTransaction: auditLocked, entry }),
+      ),
+    listAuditEntries: ({ limit, before } = {}) =>
+      guard("listing audit entries", () => audit.listAuditEntries({ db: auditDb, limit, before })),
+    getAuditEntry: ({ id }) =>
+      guard("reading an audit entry", () => audit.getAuditEntry({ db: auditDb, id })),
+    readAuditChain: ({ after, limit }) =>
+      guard("reading the audit chain", () =>
+        audit.readAuditChain({ db: auditDb, limit, ...(after !== undefined ? { after } : {}) }),
+      ),
+    auditHead: () => guard("reading the audit head", () => audit.readHead({ db: auditDb })),
+    pruneAuditEntries: ({ olderThan, keep }) =>
+      guard("pruning the audit log", () =>
+        audit.pruneAuditEntries({ lockedTransaction: auditLocked, olderThan, keep }),
+      ),
 
     ...(options.changeMark
       ? { changeMark: changeMarkOf({ read: options.changeMark, closed: () => closed }) }
@@ -378,6 +407,10 @@ export function createKyselyStore(options: {
       return closing;
     },
   };
+}
+
+function asAudit(db: Kysely<StoreTables>): Kysely<audit.AuditTables> {
+  return db as unknown as Kysely<audit.AuditTables>;
 }
 
 /** A closed store's mark never repeats, so a reader asks the store and hears that it is closed. */

@@ -12,6 +12,10 @@
  * (unique), its scopes and policies as JSON text, and revoked_at once revoked (rows are never deleted, so a
  * revoked key stays on record). A partial unique index makes a name unique among active keys only.
  *
+ * Version 4 adds the audit log (audit-chain.ts): `warden_audit_entries`, one row per decision, approval
+ * or prune checkpoint, keyed by its chain position `seq` (assigned under the audit lock, not by the
+ * database, so positions have no gaps), and `warden_audit_head`, one row (id 1) holding the chain's base
+ * and head, inserted here so that writers only ever update it.
  * Version 6 (server-side sessions, issue 14; 4 and 5 belong to the audit log and approvals) adds
  * `warden_sessions` (one row per guarded run opened over HTTP: owner, policy, input, context as JSON text,
  * step count, finished_at) and `warden_session_steps` (one row per decided step, primary key (session_id,
@@ -23,6 +27,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import { WardenError } from "../core/errors.js";
+import { AUDIT_GENESIS_HASH } from "./audit-chain.js";
 import { demonstrationContentHash } from "./content-hash.js";
 
 export type StoreDialect = "sqlite" | "postgres";
@@ -155,6 +160,56 @@ export const MIGRATIONS: readonly Migration[] = [
         .on("warden_api_keys")
         .column("name")
         .where(sql.ref("revoked_at"), "is", null)
+        .execute();
+    },
+  },
+  {
+    version: 4,
+    name: "audit log",
+    async up({ db, dialect }) {
+      const whole = dialect === "sqlite" ? "integer" : "bigint";
+      await db.schema
+        .createTable("warden_audit_entries")
+        .ifNotExists()
+        .addColumn("seq", whole, (c) => c.primaryKey())
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("at", "text", (c) => c.notNull())
+        .addColumn("policy", "text", (c) => c.notNull())
+        .addColumn("policy_version", "text", (c) => c.notNull())
+        .addColumn("engine", "text", (c) => c.notNull())
+        .addColumn("verdict", "text", (c) => c.notNull())
+        .addColumn("allowed", "integer", (c) => c.notNull())
+        // JSON text (rules array, subject): read back byte for byte on both backends.
+        .addColumn("rules", "text", (c) => c.notNull())
+        .addColumn("explanation", "text", (c) => c.notNull())
+        .addColumn("caller", "text", (c) => c.notNull())
+        .addColumn("latency_ms", "double precision", (c) => c.notNull())
+        .addColumn("subject_digest", "text", (c) => c.notNull())
+        .addColumn("subject", "text")
+        .addColumn("approval_id", "text")
+        .addColumn("face", "text", (c) => c.notNull())
+        .addColumn("prev_hash", "text", (c) => c.notNull())
+        .addColumn("hash", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("warden_audit_head")
+        .ifNotExists()
+        .addColumn("id", "integer", (c) => c.primaryKey())
+        .addColumn("base_seq", whole, (c) => c.notNull())
+        .addColumn("base_hash", "text", (c) => c.notNull())
+        .addColumn("head_seq", whole, (c) => c.notNull())
+        .addColumn("head_hash", "text", (c) => c.notNull())
+        .execute();
+      await db
+        .insertInto("warden_audit_head")
+        .values({
+          id: 1,
+          base_seq: 0,
+          base_hash: AUDIT_GENESIS_HASH,
+          head_seq: 0,
+          head_hash: AUDIT_GENESIS_HASH,
+        })
         .execute();
     },
   },

@@ -31,6 +31,16 @@ describe.skipIf(!url)("PostgreSQL store", () => {
   describeStoreConformance({
     name: "PostgreSQL",
     create: () => createPostgresStore({ url: url as string, schema }),
+    execute: async ({ sql }) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`set search_path to "${schema}"`);
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    },
   });
 
   it("lets concurrent instances open and migrate one schema at once, with unique ids and ordered seq", async () => {

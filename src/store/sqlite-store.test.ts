@@ -24,6 +24,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describeStoreConformance({
   name: "SQLite (file)",
   create: () => createSqliteStore({ path: join(dir, "shared.db") }),
+  execute: async ({ sql }) => {
+    const database = new Database(join(dir, "shared.db"));
+    try {
+      database.exec(sql);
+    } finally {
+      database.close();
+    }
+  },
 });
 
 describe("SQLite store", () => {

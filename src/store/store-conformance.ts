@@ -6,6 +6,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError, type WardenError } from "../core/errors.js";
+import { describeAuditConformance } from "./audit-conformance.js";
 import { createKeyDirectory, issueApiKey } from "./key-directory.js";
 import { describeSessionConformance } from "./session-conformance.js";
 import type { NewApiKey, NewDemonstration, Store } from "./store.js";
@@ -16,6 +17,8 @@ export interface StoreConformanceOptions {
   create: () => Promise<Store>;
   /** Runs once after the suite (drop the schema, delete the file...). */
   cleanup?: () => Promise<void>;
+  /** Runs one SQL statement on the database `create` opens (the audit log's tamper cases). */
+  execute?: (options: { sql: string }) => Promise<void>;
 }
 
 export function describeStoreConformance(options: StoreConformanceOptions): void {
@@ -441,6 +444,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
 
     // Server-side guard sessions and key rate limits (issue 14, migration 6).
     describeSessionConformance({ create });
+    describeAuditConformance({ create, ...(options.execute ? { execute: options.execute } : {}) });
 
     it("closes idempotently and refuses work after close", async () => {
       const store = await options.create();

@@ -104,6 +104,72 @@ export interface GuardSessionStep {
 
 /** Why appendSessionStep did not append: no such session, finished, or another step took that index. */
 export type SessionAppendRefusal = "missing" | "finished" | "stale";
+// ---- audit log (h1, issue 14): a hash chain of decisions, see audit-chain.ts ----
+
+/** What a row records: a guard's decision, a human's approval decision, or a prune's checkpoint. */
+export type AuditKind = "decision" | "approval" | "checkpoint";
+
+/** One row of the audit log, as GET /v1/audit and `warden audit export --jsonl` give it. */
+export interface AuditEntry {
+  id: string;
+  /** Position in the chain: 1, 2, 3... without gaps (pruning removes a prefix). */
+  seq: number;
+  kind: AuditKind;
+  /** ISO time the row was written. */
+  at: string;
+  policy: string;
+  policyVersion: string;
+  engine: string;
+  /** "none" on a checkpoint row. */
+  verdict: "allow" | "deny" | "ask" | "none";
+  allowed: boolean;
+  /** Ids of the violated rules. */
+  rules: string[];
+  explanation: string;
+  /** Who asked (an API key's name, "library", "cli"...) or, on an approval row, who decided. */
+  caller: string;
+  latencyMs: number;
+  /** SHA-256 (hex) of the canonical JSON of what was checked; "" when there was none. */
+  subjectDigest: string;
+  /** What was checked, when the log is configured to keep it (auditSubjects). */
+  subject?: unknown;
+  approvalId?: string;
+  /** Which face answered: "http", "mcp-server", "mcp-proxy", "cli-check", "cli-hook", "library"... */
+  face: string;
+  /** SHA-256 (hex) of prevHash + the canonical row JSON (audit-chain.ts). */
+  hash: string;
+  prevHash: string;
+}
+
+/** What a caller appends; the store assigns id, seq, at and the hashes, and "" / [] / 0 where absent. */
+export interface NewAuditEntry {
+  kind: "decision" | "approval";
+  policy: string;
+  policyVersion?: string;
+  engine?: string;
+  verdict: "allow" | "deny" | "ask";
+  allowed: boolean;
+  rules?: string[];
+  explanation?: string;
+  caller?: string;
+  latencyMs?: number;
+  subjectDigest?: string;
+  subject?: unknown;
+  approvalId?: string;
+  face: string;
+}
+
+/**
+ * Where the chain starts and ends. `baseSeq`/`baseHash`: the last row removed by pruning (0 and the
+ * genesis hash before any); `headSeq`/`headHash`: the last row written. Kept apart from the rows, so
+ * deleting the newest rows is caught.
+ */
+export interface AuditHead {
+  baseSeq: number;
+  baseHash: string;
+  headSeq: number;
+  headHash: string;
+}
 
 export interface Store {
   /** Appends a demonstration; duplicate content is allowed (only a duplicate id is refused). */
@@ -167,6 +233,28 @@ export interface Store {
   }): Promise<{ appended: true; session: GuardSession } | { appended: false; reason: SessionAppendRefusal }>;
   /** Marks the session finished (idempotent); undefined for an unknown session. */
   finishSession(options: { id: string }): Promise<GuardSession | undefined>;
+  // ---- audit log (h1) ----
+  /**
+   * Appends a row to the hash chain: in one transaction under the audit lock (across processes), reads the
+   * head, writes the row with the next seq and its hash, and moves the head. Resolves once committed.
+   */
+  appendAuditEntry(options: { entry: NewAuditEntry }): Promise<AuditEntry>;
+  /** Rows newest first, at most `limit` (default 50, at most 1000), only those with seq < `before`. */
+  listAuditEntries(options: { limit?: number; before?: number }): Promise<AuditEntry[]>;
+  /** The row with that id, or with that seq when `id` is a whole number. */
+  getAuditEntry(options: { id: string }): Promise<AuditEntry | undefined>;
+  /** Rows oldest first with seq > `after` (default 0), at most `limit`: what verify walks. */
+  readAuditChain(options: { after?: number; limit: number }): Promise<AuditEntry[]>;
+  auditHead(): Promise<AuditHead>;
+  /**
+   * Removes the oldest rows — those written before `olderThan` (ISO time), or all but the newest `keep` —
+   * moves the chain's base to the last removed row and appends a checkpoint row recording it, all in one
+   * locked transaction. Exactly one of the two options.
+   */
+  pruneAuditEntries(options: { olderThan?: string; keep?: number }): Promise<{
+    pruned: number;
+    checkpoint?: AuditEntry;
+  }>;
 
   close(): Promise<void>;
 }

@@ -105,7 +105,12 @@ export function registerCheckCommand(options: { program: Command }): void {
         context,
         maxBytes,
       });
-      const guard = await openGuardService({ ...service, policies: [policy], sandboxWorkers: 1 });
+      const guard = await openGuardService({
+        ...service,
+        policies: [policy],
+        sandboxWorkers: 1,
+        auditFace: "cli-check",
+      });
       // The context is the user's own input, but it is taken as facts only when they say so.
       const trust: CheckTrust = { contextFacts: trustContext };
       try {

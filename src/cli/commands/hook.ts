@@ -120,6 +120,7 @@ async function decideEvent(o: {
     policies: [o.policy],
     sandboxWorkers: 1,
     regexes: "use",
+    auditFace: "cli-hook",
   });
   let decision: Decision;
   try {

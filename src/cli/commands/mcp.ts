@@ -76,7 +76,11 @@ export function registerMcpCommand(options: { program: Command }): void {
       const logLevel = parseWith({ schema: LogLevelSchema, value: raw.logLevel, what: "--log-level" });
       const checkTimeout = checkTimeoutFrom({ raw });
       const logger = createServerLogger({ level: logLevel, name: "warden-mcp" });
-      const service = await openGuardService({ ...guardOptionsFrom({ raw }), ...checkTimeout });
+      const service = await openGuardService({
+        ...guardOptionsFrom({ raw }),
+        ...checkTimeout,
+        auditFace: "mcp-server",
+      });
       const server = createWardenMcpServer({ service, logger });
       const closed = new Promise<void>((resolve) => {
         server.onclose = resolve;
@@ -148,7 +152,7 @@ export function registerMcpCommand(options: { program: Command }): void {
       const checkTimeout = checkTimeoutFrom({ raw });
       const context = await readContext(o.context);
       const logger = createServerLogger({ level: o.logLevel, name: "warden-proxy" });
-      const service = await openGuardService(guard);
+      const service = await openGuardService({ ...guard, auditFace: "mcp-proxy" });
       try {
         const policies = service.listPolicies();
         if (policies.length !== 1) {

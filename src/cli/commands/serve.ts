@@ -1,7 +1,8 @@
 /**
  * `warden serve`: Warden's HTTP API (see src/server) on 127.0.0.1:8787 until SIGINT/SIGTERM. The browser
  * defences (Host allow-list, closed CORS, JSON-only POSTs) and connection limits are on by default; the
- * options here only widen them, each by a name the operator writes down.
+ * options here only widen them, each by a name the operator writes down. Every decision is recorded in the
+ * store's audit log (`warden audit`) unless --no-audit.
  */
 import type { Command } from "commander";
 import { z } from "zod";
@@ -99,6 +100,8 @@ export function registerServeCommand(options: { program: Command }): void {
         keys: createKeyDirectory({ store: keyStore }),
         sessionStore: keyStore,
         ...(o.rateLimit !== undefined ? { rateLimitPerSecond: o.rateLimit } : {}),
+        // The audit log is on unless --no-audit, in the store of the keys, which `warden audit` reads.
+        ...(raw.audit === false ? {} : { auditStore: keyStore }),
         ...guard,
         ...checkTimeout,
         policyRefs: policies ?? [],

@@ -67,6 +67,13 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
     listSessionSteps: noKeys,
     appendSessionStep: noKeys,
     finishSession: noKeys,
+    // Nor an audit log.
+    appendAuditEntry: noKeys,
+    listAuditEntries: noKeys,
+    getAuditEntry: noKeys,
+    readAuditChain: noKeys,
+    auditHead: noKeys,
+    pruneAuditEntries: noKeys,
     async close() {},
   };
 }
@@ -74,6 +81,6 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
 async function noKeys(): Promise<never> {
   throw new WardenError({
     code: "UNSUPPORTED",
-    message: "the shield's in-memory test store keeps no API keys or sessions",
+    message: "the shield's in-memory test store keeps no API keys, sessions or audit log",
   });
 }

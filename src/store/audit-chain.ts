@@ -1,0 +1,166 @@
+/**
+ * The audit log's hash chain, written once for both backends and for `warden audit verify`. Each row's
+ * hash is SHA-256 over the previous row's hash, a newline, and the row's canonical JSON (every field but
+ * the two hashes, keys sorted, absent fields left out). The head record (Store.auditHead) keeps the last
+ * position and hash apart from the rows, and the base the last prune left, so verify catches an edited,
+ * deleted, reordered or inserted row anywhere — the newest included — and names the first bad one.
+ *
+ * What it cannot catch: someone who can write to the database and recomputes every hash after the row
+ * they changed, and the head with them (the chain holds no secret). Keep a copy of the head elsewhere
+ * (`warden audit head` prints it as `<seq>:<hash>`; `warden audit verify --anchor <seq>:<hash>` checks that
+ * the row at that position still has that hash) to catch that too.
+ */
+import { createHash } from "node:crypto";
+import { stableStringify } from "../util/stable-json.js";
+import type { AuditEntry, AuditHead, Store } from "./store.js";
+
+/** The prevHash of the first row ever written. */
+export const AUDIT_GENESIS_HASH = "0".repeat(64);
+
+/** The row as hashed: everything but hash and prevHash. */
+export function canonicalAuditRow(options: { entry: Omit<AuditEntry, "hash" | "prevHash"> }): string {
+  const { entry } = options;
+  return stableStringify({
+    value: {
+      id: entry.id,
+      seq: entry.seq,
+      kind: entry.kind,
+      at: entry.at,
+      policy: entry.policy,
+      policyVersion: entry.policyVersion,
+      engine: entry.engine,
+      verdict: entry.verdict,
+      allowed: entry.allowed,
+      rules: entry.rules,
+      explanation: entry.explanation,
+      caller: entry.caller,
+      latencyMs: entry.latencyMs,
+      subjectDigest: entry.subjectDigest,
+      subject: entry.subject,
+      approvalId: entry.approvalId,
+      face: entry.face,
+    },
+  });
+}
+
+export function auditRowHash(options: {
+  prevHash: string;
+  entry: Omit<AuditEntry, "hash" | "prevHash">;
+}): string {
+  return createHash("sha256")
+    .update(`${options.prevHash}\n${canonicalAuditRow({ entry: options.entry })}`, "utf8")
+    .digest("hex");
+}
+
+/** The first thing wrong with the chain. */
+export interface AuditProblem {
+  /** The position where the chain breaks (the first bad row, or where a row is missing). */
+  seq: number;
+  /** The id of the row at that position, when there is one. */
+  id?: string;
+  reason: string;
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  /** Rows checked. */
+  rows: number;
+  head: AuditHead;
+  problem?: AuditProblem;
+}
+
+/** Rows read per round trip while verifying. */
+const VERIFY_BATCH = 1000;
+
+/**
+ * Walks the chain from its base to its head and reports the first break: a missing or extra position,
+ * a row whose prevHash is not its predecessor's hash, a row whose content does not match its hash, a
+ * head that does not match the last row, or a row differing from `anchor`.
+ */
+export async function verifyAuditChain(options: {
+  store: Store;
+  /** A position and hash recorded earlier (e.g. a copy of the head kept elsewhere). */
+  anchor?: { seq: number; hash: string };
+}): Promise<AuditVerification> {
+  const { store } = options;
+  const head = await store.auditHead();
+  let prev = head.baseHash;
+  let expected = head.baseSeq + 1;
+  let rows = 0;
+  const fail = (problem: AuditProblem): AuditVerification => ({ ok: false, rows, head, problem });
+  for (;;) {
+    const batch = await store.readAuditChain({ after: expected - 1, limit: VERIFY_BATCH });
+    if (batch.length === 0) break;
+    for (const row of batch) {
+      if (row.seq !== expected) {
+        return fail({
+          seq: expected,
+          reason: `row ${expected} is missing (next present is ${row.seq}, id ${row.id})`,
+        });
+      }
+      if (row.prevHash !== prev) {
+        return fail({
+          seq: row.seq,
+          id: row.id,
+          reason:
+            "its prevHash is not the previous row's hash (a row before it was removed, inserted or reordered)",
+        });
+      }
+      const { hash, prevHash: _prev, ...content } = row;
+      if (auditRowHash({ prevHash: prev, entry: content }) !== hash) {
+        return fail({
+          seq: row.seq,
+          id: row.id,
+          reason: "its content does not match its hash (the row was edited)",
+        });
+      }
+      if (options.anchor && options.anchor.seq === row.seq && options.anchor.hash !== hash) {
+        return fail({
+          seq: row.seq,
+          id: row.id,
+          reason: `its hash differs from the anchor ${options.anchor.hash}`,
+        });
+      }
+      prev = hash;
+      expected += 1;
+      rows += 1;
+    }
+  }
+  const last = expected - 1;
+  if (last < head.headSeq) {
+    return fail({
+      seq: last + 1,
+      reason: `rows ${last + 1}..${head.headSeq} are missing (the head says the chain ends at ${head.headSeq})`,
+    });
+  }
+  if (last > head.headSeq) {
+    return fail({
+      seq: head.headSeq + 1,
+      reason: `rows after the head (${head.headSeq}) were added outside the log`,
+    });
+  }
+  if (prev !== head.headHash) {
+    return fail({ seq: last, reason: "the last row's hash differs from the head record" });
+  }
+  if (head.baseSeq > 0 && rows === 0) {
+    return fail({ seq: head.baseSeq, reason: "the chain was pruned but its checkpoint row is missing" });
+  }
+  const { anchor } = options;
+  if (anchor && anchor.seq > head.headSeq) {
+    return fail({
+      seq: anchor.seq,
+      reason: `the anchor's row ${anchor.seq} is past the head (${head.headSeq}): rows were removed`,
+    });
+  }
+  if (
+    anchor &&
+    anchor.seq <= head.baseSeq &&
+    !(anchor.seq === head.baseSeq && anchor.hash === head.baseHash)
+  ) {
+    return fail({
+      seq: anchor.seq,
+      reason: `the anchor's row ${anchor.seq} was pruned and the base does not vouch for it`,
+    });
+  }
+  return { ok: true, rows, head };
+}

@@ -1,0 +1,348 @@
+/**
+ * The audit log's queries, shared by both backends through kysely-store.ts: appending a row to the hash
+ * chain and pruning its oldest rows run under the store's locked transaction (one writer at a time across
+ * processes, so concurrent writers still make one chain); reads are plain queries. Rows are converted
+ * to AuditEntry exactly as they were hashed (audit-chain.ts), so verify recomputes the same hash.
+ */
+import { randomUUID } from "node:crypto";
+import type { Kysely } from "kysely";
+import { z } from "zod";
+import { WardenError } from "../core/errors.js";
+import { parseWith } from "../core/validate.js";
+import { auditRowHash } from "./audit-chain.js";
+import type { AuditEntry, AuditHead, NewAuditEntry } from "./store.js";
+import { StorableTextSchema } from "./store-input.js";
+
+export interface AuditEntryRow {
+  seq: number | string | bigint;
+  id: string;
+  kind: string;
+  at: string;
+  policy: string;
+  policy_version: string;
+  engine: string;
+  verdict: string;
+  allowed: number;
+  rules: string;
+  explanation: string;
+  caller: string;
+  latency_ms: number;
+  subject_digest: string;
+  subject: string | null;
+  approval_id: string | null;
+  face: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface AuditHeadRow {
+  id: number;
+  base_seq: number | string | bigint;
+  base_hash: string;
+  head_seq: number | string | bigint;
+  head_hash: string;
+}
+
+/** The audit log's tables, a part of the store's (kysely-store.ts StoreTables). */
+export interface AuditTables {
+  warden_audit_entries: AuditEntryRow;
+  warden_audit_head: AuditHeadRow;
+}
+
+type LockedTransaction = <T>(options: {
+  key: string;
+  run: (db: Kysely<AuditTables>) => Promise<T>;
+}) => Promise<T>;
+
+/** One lock for the whole log: the chain has one head. */
+const AUDIT_LOCK = "warden.audit";
+export const DEFAULT_AUDIT_LIST_LIMIT = 50;
+export const MAX_AUDIT_LIST_LIMIT = 1000;
+
+const Text = StorableTextSchema.pipe(z.string().max(100_000));
+const Short = StorableTextSchema.pipe(z.string().max(500));
+
+const NewAuditEntrySchema = z.object({
+  kind: z.enum(["decision", "approval"]),
+  policy: Short,
+  policyVersion: Short.optional(),
+  engine: Short.optional(),
+  verdict: z.enum(["allow", "deny", "ask"]),
+  allowed: z.boolean(),
+  rules: z.array(Short).max(1000).optional(),
+  explanation: Text.optional(),
+  caller: Short.optional(),
+  latencyMs: z.number().min(0).max(1e12).optional(),
+  subjectDigest: Short.optional(),
+  subject: z.json().optional(),
+  approvalId: Short.optional(),
+  face: Short,
+});
+
+export async function appendAuditEntry(options: {
+  lockedTransaction: LockedTransaction;
+  entry: NewAuditEntry;
+}): Promise<AuditEntry> {
+  const e = parseWith({ schema: NewAuditEntrySchema, value: options.entry, what: "audit entry" });
+  // Through JSON, so the hash covers the subject exactly as it reads back.
+  const subject = e.subject === undefined ? undefined : (JSON.parse(JSON.stringify(e.subject)) as unknown);
+  return options.lockedTransaction({
+    key: AUDIT_LOCK,
+    run: async (trx) => {
+      const head = await readHead({ db: trx });
+      const content: Omit<AuditEntry, "hash" | "prevHash"> = {
+        id: randomUUID(),
+        seq: head.headSeq + 1,
+        kind: e.kind,
+        at: new Date().toISOString(),
+        policy: e.policy,
+        policyVersion: e.policyVersion ?? "",
+        engine: e.engine ?? "",
+        verdict: e.verdict,
+        allowed: e.allowed,
+        rules: e.rules ?? [],
+        explanation: e.explanation ?? "",
+        caller: e.caller ?? "",
+        // Rounded to a microsecond: a double that reads back identically from both backends.
+        latencyMs: Math.round((e.latencyMs ?? 0) * 1000) / 1000,
+        subjectDigest: e.subjectDigest ?? "",
+        ...(subject !== undefined ? { subject } : {}),
+        ...(e.approvalId !== undefined ? { approvalId: e.approvalId } : {}),
+        face: e.face,
+      };
+      return writeRow({ db: trx, content, prevHash: head.headHash });
+    },
+  });
+}
+
+/** Inserts a row chained to `prevHash` and moves the head to it (inside the caller's locked transaction). */
+async function writeRow(options: {
+  db: Kysely<AuditTables>;
+  content: Omit<AuditEntry, "hash" | "prevHash">;
+  prevHash: string;
+}): Promise<AuditEntry> {
+  const { db, content, prevHash } = options;
+  const hash = auditRowHash({ prevHash, entry: content });
+  await db
+    .insertInto("warden_audit_entries")
+    .values({
+      seq: content.seq,
+      id: content.id,
+      kind: content.kind,
+      at: content.at,
+      policy: content.policy,
+      policy_version: content.policyVersion,
+      engine: content.engine,
+      verdict: content.verdict,
+      allowed: content.allowed ? 1 : 0,
+      rules: JSON.stringify(content.rules),
+      explanation: content.explanation,
+      caller: content.caller,
+      latency_ms: content.latencyMs,
+      subject_digest: content.subjectDigest,
+      subject: content.subject === undefined ? null : JSON.stringify(content.subject),
+      approval_id: content.approvalId ?? null,
+      face: content.face,
+      prev_hash: prevHash,
+      hash,
+    })
+    .execute();
+  await db
+    .updateTable("warden_audit_head")
+    .set({ head_seq: content.seq, head_hash: hash })
+    .where("id", "=", 1)
+    .execute();
+  return { ...content, hash, prevHash };
+}
+
+export async function readHead(options: { db: Kysely<AuditTables> }): Promise<AuditHead> {
+  const row = await options.db
+    .selectFrom("warden_audit_head")
+    .selectAll()
+    .where("id", "=", 1)
+    .executeTakeFirst();
+  if (!row) {
+    throw new WardenError({
+      code: "STORE_ERROR",
+      message:
+        "the audit log's head record is missing (warden_audit_head row 1); the log cannot be trusted or extended",
+    });
+  }
+  return {
+    baseSeq: Number(row.base_seq),
+    baseHash: row.base_hash,
+    headSeq: Number(row.head_seq),
+    headHash: row.head_hash,
+  };
+}
+
+export async function listAuditEntries(options: {
+  db: Kysely<AuditTables>;
+  limit?: number;
+  before?: number;
+}): Promise<AuditEntry[]> {
+  const { limit, before } = parseWith({
+    schema: z.object({
+      limit: z.number().int().min(1).max(MAX_AUDIT_LIST_LIMIT).default(DEFAULT_AUDIT_LIST_LIMIT),
+      before: z.number().int().min(1).optional(),
+    }),
+    value: { limit: options.limit, before: options.before },
+    what: "audit listing",
+  });
+  let query = options.db.selectFrom("warden_audit_entries").selectAll();
+  if (before !== undefined) query = query.where("seq", "<", before);
+  const rows = await query.orderBy("seq", "desc").limit(limit).execute();
+  return rows.map(fromAuditRow);
+}
+
+export async function getAuditEntry(options: {
+  db: Kysely<AuditTables>;
+  id: string;
+}): Promise<AuditEntry | undefined> {
+  const id = parseWith({ schema: Short.pipe(z.string().min(1)), value: options.id, what: "audit entry id" });
+  let query = options.db.selectFrom("warden_audit_entries").selectAll();
+  query = /^[1-9][0-9]{0,15}$/.test(id) ? query.where("seq", "=", Number(id)) : query.where("id", "=", id);
+  const row = await query.executeTakeFirst();
+  return row ? fromAuditRow(row) : undefined;
+}
+
+export async function readAuditChain(options: {
+  db: Kysely<AuditTables>;
+  after?: number;
+  limit: number;
+}): Promise<AuditEntry[]> {
+  const rows = await options.db
+    .selectFrom("warden_audit_entries")
+    .selectAll()
+    .where("seq", ">", options.after ?? 0)
+    .orderBy("seq")
+    .limit(options.limit)
+    .execute();
+  return rows.map(fromAuditRow);
+}
+
+const PruneSchema = z
+  .object({
+    olderThan: z.iso.datetime({ offset: true }).optional(),
+    keep: z.number().int().min(0).optional(),
+  })
+  .refine((o) => (o.olderThan === undefined) !== (o.keep === undefined), {
+    message: "give exactly one of olderThan and keep",
+  });
+
+export async function pruneAuditEntries(options: {
+  lockedTransaction: LockedTransaction;
+  olderThan?: string;
+  keep?: number;
+}): Promise<{ pruned: number; checkpoint?: AuditEntry }> {
+  const o = parseWith({
+    schema: PruneSchema,
+    value: { olderThan: options.olderThan, keep: options.keep },
+    what: "audit prune options",
+  });
+  return options.lockedTransaction({
+    key: AUDIT_LOCK,
+    run: async (trx) => {
+      const head = await readHead({ db: trx });
+      const through = await pruneThrough({ db: trx, head, ...o });
+      if (through <= head.baseSeq) return { pruned: 0 };
+      const last = await trx
+        .selectFrom("warden_audit_entries")
+        .select(["hash"])
+        .where("seq", "=", through)
+        .executeTakeFirst();
+      if (!last) {
+        throw new WardenError({
+          code: "STORE_ERROR",
+          message: `audit row ${through} is missing; run warden audit verify`,
+        });
+      }
+      const deleted = await trx
+        .deleteFrom("warden_audit_entries")
+        .where("seq", "<=", through)
+        .executeTakeFirst();
+      await trx
+        .updateTable("warden_audit_head")
+        .set({ base_seq: through, base_hash: last.hash })
+        .where("id", "=", 1)
+        .execute();
+      const pruned = Number(deleted.numDeletedRows);
+      const checkpoint = await writeRow({
+        db: trx,
+        prevHash: head.headHash,
+        content: {
+          id: randomUUID(),
+          seq: head.headSeq + 1,
+          kind: "checkpoint",
+          at: new Date().toISOString(),
+          policy: "",
+          policyVersion: "",
+          engine: "",
+          verdict: "none",
+          allowed: false,
+          rules: [],
+          explanation: `pruned rows ${head.baseSeq + 1}..${through} (${pruned} rows${o.olderThan ? `, written before ${o.olderThan}` : `, keeping the newest ${o.keep}`}); the chain now starts after row ${through}, hash ${last.hash}`,
+          caller: "",
+          latencyMs: 0,
+          subjectDigest: "",
+          subject: { prunedThrough: through, baseHash: last.hash },
+          face: "prune",
+        },
+      });
+      return { pruned, checkpoint };
+    },
+  });
+}
+
+/** The last seq to remove: every row written before `olderThan`, or all but the newest `keep`. */
+async function pruneThrough(options: {
+  db: Kysely<AuditTables>;
+  head: AuditHead;
+  olderThan?: string;
+  keep?: number;
+}): Promise<number> {
+  const { head } = options;
+  if (options.keep !== undefined) return Math.max(head.baseSeq, head.headSeq - options.keep);
+  // ISO times in UTC compare as text; the newest row before the cut bounds the prefix.
+  const cut = new Date(options.olderThan as string).toISOString();
+  const row = await options.db
+    .selectFrom("warden_audit_entries")
+    .select((eb) => eb.fn.max("seq").as("seq"))
+    .where("at", "<", cut)
+    .executeTakeFirst();
+  return row?.seq === null || row?.seq === undefined ? head.baseSeq : Number(row.seq);
+}
+
+export function fromAuditRow(r: AuditEntryRow): AuditEntry {
+  const out: AuditEntry = {
+    id: r.id,
+    seq: Number(r.seq),
+    kind: r.kind as AuditEntry["kind"],
+    at: r.at,
+    policy: r.policy,
+    policyVersion: r.policy_version,
+    engine: r.engine,
+    verdict: r.verdict as AuditEntry["verdict"],
+    allowed: Number(r.allowed) === 1,
+    rules: parseStored(r.rules) as string[],
+    explanation: r.explanation,
+    caller: r.caller,
+    latencyMs: Number(r.latency_ms),
+    subjectDigest: r.subject_digest,
+    face: r.face,
+    hash: r.hash,
+    prevHash: r.prev_hash,
+  };
+  if (r.subject !== null && r.subject !== undefined) out.subject = parseStored(r.subject);
+  if (r.approval_id !== null && r.approval_id !== undefined) out.approvalId = r.approval_id;
+  return out;
+}
+
+/** JSON text as stored; text that is not JSON (edited by hand) reads as itself, so its hash fails verify. */
+function parseStored(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
