@@ -29,8 +29,8 @@ import { type Cancellation, cancellationOf as cancellationOfSignal } from "../ru
 import type { EngineName } from "../runtime/create-engine.js";
 import type { CheckOptions, GuardService } from "../runtime/guard-service.js";
 import type { GuardSessions } from "../runtime/guard-sessions.js";
-import type { AppEnv } from "./app-env.js";
 import type { Store } from "../store/store.js";
+import type { AppEnv } from "./app-env.js";
 import {
   type Authenticator,
   mayUsePolicy,
