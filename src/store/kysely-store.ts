@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Generated, Kysely } from "kysely";
 import type { CallerScope } from "../core/caller.js";
 import { toWardenError, WardenError } from "../core/errors.js";
+import { type ApprovalRow, approvalQueries } from "./approval-queries.js";
 import { demonstrationContentHash } from "./content-hash.js";
 import type { ApiKey, Demonstration, NewDemonstration, Store, Workflow } from "./store.js";
 import {
@@ -66,6 +67,8 @@ export interface StoreTables {
   warden_demonstrations: DemonstrationRow;
   warden_workflows: WorkflowRow;
   warden_api_keys: ApiKeyRow;
+  // Approvals (issue 14, h2): ./approval-queries.ts.
+  warden_approvals: ApprovalRow;
 }
 
 export function createKyselyStore(options: {
@@ -111,6 +114,9 @@ export function createKyselyStore(options: {
     });
 
   return {
+    // Approvals (issue 14, h2).
+    ...approvalQueries({ db, guard }),
+
     async addDemonstration({ demonstration }) {
       const d = parseNewDemonstration({ demonstration });
       const id = d.id ?? randomUUID();

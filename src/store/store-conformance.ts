@@ -6,6 +6,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError, type WardenError } from "../core/errors.js";
+import { describeApprovalConformance } from "./approval-conformance.js";
 import { createKeyDirectory, issueApiKey } from "./key-directory.js";
 import type { NewApiKey, NewDemonstration, Store } from "./store.js";
 
@@ -436,6 +437,9 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
       expect(await directory.authenticate({ token })).toBeUndefined();
       expect(await directory.hasKeys()).toBe(true);
     });
+
+    // Approvals (issue 14, h2).
+    describeApprovalConformance({ create });
 
     it("closes idempotently and refuses work after close", async () => {
       const store = await options.create();

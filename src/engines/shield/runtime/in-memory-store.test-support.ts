@@ -61,6 +61,13 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
     revokeApiKey: noKeys,
     findApiKeyByHash: noKeys,
     markApiKeyUsed: noKeys,
+    // Nor approvals (issue 14, h2).
+    createApproval: noKeys,
+    getApproval: noKeys,
+    listApprovals: noKeys,
+    decideApproval: noKeys,
+    findPendingApproval: noKeys,
+    useApproval: noKeys,
     async close() {},
   };
 }
@@ -68,6 +75,6 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
 async function noKeys(): Promise<never> {
   throw new WardenError({
     code: "UNSUPPORTED",
-    message: "the shield's in-memory test store keeps no API keys",
+    message: "the shield's in-memory test store keeps no API keys and no approvals",
   });
 }
