@@ -15,6 +15,10 @@ export const CALLER_SCOPES = [
   "policies:read",
   /** Teach memory: labelled cases from this caller may be stored as demonstrations. */
   "memory:write",
+  /** See every approval (GET /v1/approvals…); a caller with "check" sees only its own. */
+  "approvals:read",
+  /** Approve or deny approvals (POST /v1/approvals/:id, the review page's buttons). */
+  "approvals:write",
 ] as const;
 export type CallerScope = (typeof CALLER_SCOPES)[number];
 

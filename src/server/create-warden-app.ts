@@ -22,6 +22,7 @@ import { type Caller, trustOf } from "../core/caller.js";
 import type { Decision } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
+import type { ApprovalDesk } from "../runtime/approvals.js";
 import { type Cancellation, cancellationOf as cancellationOfSignal } from "../runtime/check-within.js";
 import type { EngineName } from "../runtime/create-engine.js";
 import type { CheckOptions, GuardService } from "../runtime/guard-service.js";
@@ -41,6 +42,7 @@ import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth.js";
 import { readJsonBody } from "./request-body.js";
 import { type HeaderReader, headerReader } from "./request-headers.js";
 import { createServerLogger, type Logger, type RequestLogVariables, requestLog } from "./request-log.js";
+import { useApprovalRoutes } from "./routes/approvals.js";
 
 /** Default request size limit: 1 MiB holds the longest agent logs of the benchmarks many times over. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -60,6 +62,8 @@ export interface WardenAppOptions {
   corsOrigins?: readonly string[];
   /** Who is calling (default: no keys, everyone is anonymous with the scope check). */
   authenticator?: Authenticator;
+  /** The approval queue (src/runtime/approvals.ts): serves /v1/approvals (./routes/approvals.ts). */
+  approvals?: ApprovalDesk;
 }
 
 /** Under @hono/node-server (startServer) the app also gets Node's request and response. */
@@ -124,6 +128,7 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
       origin: header("origin"),
       fetchSite: header("sec-fetch-site"),
       allowed: corsOrigins,
+      self: `http://${host ?? urlHost}`,
     });
   };
   const identify = async (c: Context<AppEnv>) => {
@@ -248,6 +253,9 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
     c.set("policy", request.policy);
     return c.json(await service.feedback({ ...request, caller }));
   });
+
+  if (options.options.approvals)
+    useApprovalRoutes({ app, desk: options.options.approvals, readBody: bodyOf });
 }
 
 /** The request's header reader, made by the first defence (or here, where none ran). */

@@ -76,6 +76,8 @@ export const HTTP_REASON_STATUS = {
   "host-not-allowed": 403,
   "origin-not-allowed": 403,
   "route-not-found": 404,
+  "approval-not-found": 404,
+  "approval-not-pending": 409,
   "body-too-large": 413,
   "unsupported-media-type": 415,
   "too-deep": 400,

@@ -8,8 +8,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { ModelClient } from "../llm/model.js";
+import { type ApprovalDecidedEvent, createApprovalDesk, withApprovals } from "../runtime/approvals.js";
 import type { GuardService } from "../runtime/guard-service.js";
 import { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
+import type { ApprovalStore } from "../store/store.js";
 import {
   type Authenticator,
   type KeyDirectory,
@@ -54,6 +56,15 @@ export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"
   connectionLimits?: SocketLimitsInput;
   /** How long `close` waits for requests in flight before cutting their connections (default 5000 ms). */
   closeGraceMs?: number;
+  /**
+   * The approval queue (src/runtime/approvals.ts): an ask becomes an approval in this store, served at
+   * /v1/approvals. Absent: an ask stays a plain ask.
+   */
+  approvals?: {
+    store: ApprovalStore;
+    ttlMs?: number;
+    onDecided?: (event: ApprovalDecidedEvent) => Promise<void> | void;
+  };
 }
 
 export interface RunningServer {
@@ -81,16 +92,31 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     exposePolicies,
     connectionLimits,
     closeGraceMs,
+    approvals,
     ...guard
   } = options;
   const log = logger === false ? undefined : (logger ?? createServerLogger());
   const limits = socketLimitsFrom({ ...(connectionLimits ? { limits: connectionLimits } : {}) });
-  const service = await openGuardService({
+  const opened = await openGuardService({
     ...guard,
     policies: policyRefs ?? [],
     // A failed memory write never changes a decision, so the operator must hear of it from the log.
     ...(log ? { onWarning: ({ message, error }) => log.warn({ err: error }, message) } : {}),
   });
+  // Approvals inside (an ask becomes an approval); the audit wrapper, when added, goes outside this.
+  const service = approvals
+    ? withApprovals({
+        service: opened,
+        store: approvals.store,
+        ...(approvals.ttlMs !== undefined ? { ttlMs: approvals.ttlMs } : {}),
+      })
+    : opened;
+  const desk = approvals
+    ? createApprovalDesk({
+        store: approvals.store,
+        ...(approvals.onDecided ? { onDecided: approvals.onDecided } : {}),
+      })
+    : undefined;
   let app: ReturnType<typeof createWardenApp>;
   try {
     app = createWardenApp({
@@ -98,6 +124,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       logger: log ?? false,
       boundHost: host,
       authenticator: authenticator ?? authenticatorFor({ keys, exposePolicies }),
+      ...(desk ? { approvals: desk } : {}),
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
       ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
       ...(allowedHosts ? { allowedHosts } : {}),

@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   ltl: async () => (await import("./ltl.js")).registerLtlCommand,
   serve: async () => (await import("./serve.js")).registerServeCommand,
   keys: async () => (await import("./keys.js")).registerKeysCommand,
+  approvals: async () => (await import("./approvals.js")).registerApprovalsCommand,
   mcp: async () => (await import("./mcp.js")).registerMcpCommand,
   policy: async () => registerPolicyCommands,
 };

@@ -87,6 +87,11 @@ export function registerServeCommand(options: { program: Command }): void {
       const keyStore = await openStore({ ...(guard.store ? { path: guard.store } : {}) });
       const server = await startServer({
         keys: createKeyDirectory({ store: keyStore }),
+        // An ask becomes an approval in the same store (`warden approvals`, /v1/approvals, /ui).
+        approvals: {
+          store: keyStore,
+          // AUDIT(h1): onDecided: (event) => recordAuditEvent({ kind: "approval", ... }) — the lead wires h1's API here.
+        },
         ...guard,
         ...checkTimeout,
         policyRefs: policies ?? [],
