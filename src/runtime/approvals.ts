@@ -143,6 +143,27 @@ export interface ApprovalDecidedEvent {
   caller: Caller;
 }
 
+/**
+ * The audit log's record of a human's decision (h1's AuditEvent, kind "approval"): who decided, the
+ * approval and the question's digest. The faces pass it to the audit log's recordAuditEvent.
+ */
+export function approvalAuditEvent(options: ApprovalDecidedEvent & { face: string }) {
+  const { approval, decision } = options;
+  return {
+    kind: "approval" as const,
+    policy: approval.policy,
+    ...(approval.policyVersion !== undefined ? { policyVersion: approval.policyVersion } : {}),
+    verdict: decision === "approve" ? ("allow" as const) : ("deny" as const),
+    allowed: decision === "approve",
+    rules: approval.rules,
+    explanation: `${decision === "approve" ? "approved" : "denied"} by ${approval.decidedBy ?? options.caller.name} at ${approval.decidedAt ?? "?"} (asked by ${approval.caller})`,
+    caller: approval.decidedBy ?? options.caller.name,
+    subjectDigest: approval.subjectDigest,
+    approvalId: approval.id,
+    face: options.face,
+  };
+}
+
 export interface ApprovalDesk {
   list(options: { status?: Approval["status"]; limit?: number }): Promise<Approval[]>;
   /** The approval, or throws INVALID_INPUT with reason "approval-not-found" (404). */

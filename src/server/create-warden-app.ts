@@ -43,6 +43,7 @@ import { readJsonBody } from "./request-body.js";
 import { type HeaderReader, headerReader } from "./request-headers.js";
 import { createServerLogger, type Logger, type RequestLogVariables, requestLog } from "./request-log.js";
 import { useApprovalRoutes } from "./routes/approvals.js";
+import { REVIEW_PAGE_PATHS, useReviewPageRoutes } from "./routes/review-page.js";
 
 /** Default request size limit: 1 MiB holds the longest agent logs of the benchmarks many times over. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -64,6 +65,8 @@ export interface WardenAppOptions {
   authenticator?: Authenticator;
   /** The approval queue (src/runtime/approvals.ts): serves /v1/approvals (./routes/approvals.ts). */
   approvals?: ApprovalDesk;
+  /** Serve the review page at /ui (./routes/review-page.ts); its static files need no key. */
+  reviewPage?: boolean;
 }
 
 /** Under @hono/node-server (startServer) the app also gets Node's request and response. */
@@ -116,6 +119,9 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
   });
   const corsOrigins = corsOriginsFrom({ origins: options.options.corsOrigins ?? [] });
   const authenticator = options.options.authenticator ?? openAuthenticator();
+  // The review page's static files hold no data; what they show comes from the API, with a key.
+  const keyless = (path: string) =>
+    path === "/healthz" || (options.options.reviewPage === true && REVIEW_PAGE_PATHS.has(path));
 
   const admit = (c: Context<AppEnv>) => {
     const header = headerReader({ incoming: c.env?.incoming, request: c.req });
@@ -133,7 +139,7 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
   };
   const identify = async (c: Context<AppEnv>) => {
     const header = headerOf(c);
-    if (c.req.path !== "/healthz") {
+    if (!keyless(c.req.path)) {
       const authorization = header("authorization");
       const caller = await authenticator.authenticate(authorization !== undefined ? { authorization } : {});
       if (caller === "unauthorized") throw unauthorizedError();
@@ -256,6 +262,7 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
 
   if (options.options.approvals)
     useApprovalRoutes({ app, desk: options.options.approvals, readBody: bodyOf });
+  if (options.options.reviewPage) useReviewPageRoutes({ app });
 }
 
 /** The request's header reader, made by the first defence (or here, where none ran). */

@@ -65,6 +65,8 @@ export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"
     ttlMs?: number;
     onDecided?: (event: ApprovalDecidedEvent) => Promise<void> | void;
   };
+  /** Serve the review page at /ui (default false; `warden serve` turns it on). */
+  reviewPage?: boolean;
 }
 
 export interface RunningServer {
@@ -93,6 +95,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     connectionLimits,
     closeGraceMs,
     approvals,
+    reviewPage,
     ...guard
   } = options;
   const log = logger === false ? undefined : (logger ?? createServerLogger());
@@ -125,6 +128,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       boundHost: host,
       authenticator: authenticator ?? authenticatorFor({ keys, exposePolicies }),
       ...(desk ? { approvals: desk } : {}),
+      ...(reviewPage ? { reviewPage } : {}),
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
       ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
       ...(allowedHosts ? { allowedHosts } : {}),

@@ -113,7 +113,7 @@ export function registerApprovalsCommand(options: { program: Command }): void {
           use: (store) =>
             createApprovalDesk({
               store,
-              // AUDIT(h1): onDecided: (event) => recordAuditEvent({ kind: "approval", ... }) — the lead wires h1's API here.
+              // AUDIT(h1): onDecided: (e) => recordAuditEvent({ store, event: approvalAuditEvent({ ...e, face: "cli" }) }),
             }).decide({ id: args["<id>"], decision, by: args["--by"], caller: CLI_CALLER }),
         });
         process.stdout.write(

@@ -87,10 +87,11 @@ export function registerServeCommand(options: { program: Command }): void {
       const keyStore = await openStore({ ...(guard.store ? { path: guard.store } : {}) });
       const server = await startServer({
         keys: createKeyDirectory({ store: keyStore }),
-        // An ask becomes an approval in the same store (`warden approvals`, /v1/approvals, /ui).
+        // The review page at /ui; an ask becomes an approval in the same store (`warden approvals`).
+        reviewPage: true,
         approvals: {
           store: keyStore,
-          // AUDIT(h1): onDecided: (event) => recordAuditEvent({ kind: "approval", ... }) — the lead wires h1's API here.
+          // AUDIT(h1): onDecided: (e) => recordAuditEvent({ store: keyStore, event: approvalAuditEvent({ ...e, face: "http" }) }),
         },
         ...guard,
         ...checkTimeout,
