@@ -103,6 +103,16 @@ describe("review page /ui", () => {
       const asked = (await agentCall("/v1/check/tool-call", MERGE)).body as Decision;
       expect(asked).toMatchObject({ verdict: "ask", approval: { status: "pending" } });
       const id = asked.approval!.id;
+      // An agent controls what it asks about: markup in a subject must show as text, never run.
+      const hostile = (
+        await agentCall("/v1/check/tool-call", {
+          policy: "mcp-tools",
+          call: {
+            name: "github.merge_pull_request",
+            arguments: { repo: '<img src=x id=pwn onerror="document.title=1">', number: 8 },
+          },
+        })
+      ).body as Decision;
       let settled = false;
       const waiting = agentCall(`/v1/approvals/${id}?wait=60000`).finally(() => {
         settled = true;
@@ -132,6 +142,10 @@ describe("review page /ui", () => {
       await expect(row.textContent()).resolves.toContain("acme/api");
       await page.locator("#policies details[data-policy='mcp-tools']").waitFor({ timeout: 30_000 });
       expect(settled).toBe(false);
+      const hostileRow = page.locator(`li[data-approval-id="${hostile.approval!.id}"]`);
+      await expect(hostileRow.textContent()).resolves.toContain("<img src=x id=pwn");
+      expect(await page.locator("#pwn").count()).toBe(0);
+      expect(await page.title()).toBe("Warden review");
 
       await row.locator("button[data-action='approve']").click();
 
