@@ -9,6 +9,8 @@
  *   GET  /v1/policies/:name   the whole policy, to callers with the scope policies:read only
  *   GET  /v1/stats            checks served by verdict, policy and engine; errors; model calls
  *   GET  /healthz             liveness (no key needed)
+ *   GET|POST /v1/approvals…   the approval queue, when `approvals` is given (./routes/approvals.ts)
+ *   GET  /ui                  the review page, when `reviewPage` is on (./routes/review-page.ts)
  * Every request first passes the browser defences: its Host must name this service (./host-allow-list.ts),
  * a foreign page's request is refused and CORS stays closed unless configured (./browser-guard.ts). Then
  * the caller is authenticated (./authenticator.ts) and a POST body must be JSON, at most `maxBodyBytes`
