@@ -9,7 +9,7 @@ import type { Generated, Kysely } from "kysely";
 import { z } from "zod";
 import { parseWith } from "../core/validate.js";
 import type { StoreTables } from "./kysely-store.js";
-import type { Approval, ApprovalQuestion, ApprovalStatus, ApprovalStore, NewApproval } from "./store.js";
+import type { Approval, ApprovalStatus, ApprovalStore, NewApproval } from "./store.js";
 import { StorableTextSchema } from "./store-input.js";
 
 export interface ApprovalRow {
