@@ -136,13 +136,13 @@ describe("review page /ui", () => {
       problems.length = 0; // the 401s just seen are logged by Chromium as failed loads
       await page.fill("#key", tokens.reviewer!);
       await page.click("#save-key");
-      const row = page.locator(`li[data-approval-id="${id}"]`);
+      const row = page.locator(`#approvals li[data-approval-id="${id}"]`);
       await row.waitFor({ timeout: 30_000 });
       await expect(row.textContent()).resolves.toContain("tool.confirm-merge");
       await expect(row.textContent()).resolves.toContain("acme/api");
       await page.locator("#policies details[data-policy='mcp-tools']").waitFor({ timeout: 30_000 });
       expect(settled).toBe(false);
-      const hostileRow = page.locator(`li[data-approval-id="${hostile.approval!.id}"]`);
+      const hostileRow = page.locator(`#approvals li[data-approval-id="${hostile.approval!.id}"]`);
       await expect(hostileRow.textContent()).resolves.toContain("<img src=x id=pwn");
       expect(await page.locator("#pwn").count()).toBe(0);
       expect(await page.title()).toBe("Warden review");
@@ -151,7 +151,10 @@ describe("review page /ui", () => {
 
       const waited = await waiting;
       expect(waited).toMatchObject({ status: 200, body: { id, status: "approved", decidedBy: "reviewer" } });
-      await row.locator("[role='status']").filter({ hasText: "approved" }).waitFor({ timeout: 30_000 });
+      await page
+        .locator(`#decided li[data-approval-id="${id}"][data-status="approved"]`)
+        .waitFor({ timeout: 30_000 });
+      expect(await row.count()).toBe(0);
       expect(await page.evaluate("sessionStorage.getItem('warden.review.key')")).toBe(tokens.reviewer);
       // Decisions: h1's audit log is not on this server; the page says so.
       await expect(page.locator("#decisions-note").textContent()).resolves.toMatch(

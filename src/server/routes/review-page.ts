@@ -44,6 +44,8 @@ const HTML = `<!doctype html>
     <h2>Pending approvals</h2>
     <p class="note" id="approvals-note"></p>
     <ul id="approvals"></ul>
+    <h3>Decided here</h3>
+    <ul id="decided"></ul>
   </section>
   <section id="decisions-section">
     <h2>Recent decisions</h2>
@@ -95,6 +97,8 @@ const JS = `"use strict";
     return node;
   };
   const key = () => sessionStorage.getItem(KEY) || "";
+  /** Approvals decided on this page: left out of the pending list however late its refresh lands. */
+  const decidedHere = new Set();
 
   /** One API call with the key; resolves { ok, status, body }. */
   async function api(path, init) {
@@ -126,6 +130,7 @@ const JS = `"use strict";
     const approvals = result.body.approvals || [];
     $("approvals-note").textContent = approvals.length === 0 ? "No approval is pending." : "";
     for (const a of approvals) {
+      if (decidedHere.has(a.id)) continue;
       const approve = el("button", { type: "button", className: "approve", "data-action": "approve", text: "Approve" });
       const deny = el("button", { type: "button", className: "deny", "data-action": "deny", text: "Deny" });
       const item = el("li", { className: "approval", "data-approval-id": a.id },
@@ -147,10 +152,16 @@ const JS = `"use strict";
   async function decide(id, decision, item) {
     for (const b of item.querySelectorAll("button")) b.disabled = true;
     const result = await api("/v1/approvals/" + encodeURIComponent(id), { method: "POST", body: { decision } });
-    const note = el("div", { className: "note", role: "status",
-      text: result.ok ? result.body.status + " by " + result.body.decidedBy : problem(result) });
-    item.append(note);
-    if (result.ok) item.setAttribute("data-status", result.body.status);
+    if (!result.ok) {
+      item.append(el("div", { className: "note", role: "status", text: problem(result) }));
+      for (const b of item.querySelectorAll("button")) b.disabled = false;
+      return;
+    }
+    decidedHere.add(id);
+    item.remove();
+    const a = result.body;
+    $("decided").prepend(el("li", { className: "approval", "data-approval-id": a.id, "data-status": a.status, role: "status",
+      text: a.status + " by " + a.decidedBy + " at " + a.decidedAt + " — " + a.policy + ", asked by " + a.caller + " (" + (a.rules || []).join(", ") + ")" }));
     setTimeout(refresh, 800);
   }
 
