@@ -63,7 +63,15 @@ export { createQuickJsSandbox } from "./sandbox/index.js";
 export type { GuardResult, Sandbox, SandboxLimits, SandboxResult } from "./sandbox/sandbox.js";
 export { createKeyDirectory, createPostgresStore, createSqliteStore, issueApiKey } from "./store/index.js";
 export type { KeyDirectory } from "./store/key-directory.js";
-export type { ApiKey, Demonstration, NewDemonstration, Store, Workflow } from "./store/store.js";
+export type {
+  ApiKey,
+  Approval,
+  ApprovalStatus,
+  Demonstration,
+  NewDemonstration,
+  Store,
+  Workflow,
+} from "./store/store.js";
 export {
   checkAccess,
   checkRule,

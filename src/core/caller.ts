@@ -17,6 +17,10 @@ export const CALLER_SCOPES = [
   "memory:write",
   /** Read the audit log (GET /v1/audit, GET /v1/audit/:id): every decision, and subjects when kept. */
   "audit:read",
+  /** See every approval (GET /v1/approvals…); a caller with "check" sees only its own. */
+  "approvals:read",
+  /** Approve or deny approvals (POST /v1/approvals/:id, the review page's buttons). */
+  "approvals:write",
 ] as const;
 export type CallerScope = (typeof CALLER_SCOPES)[number];
 

@@ -91,6 +91,19 @@ export const DecisionViewsSchema = z.object({
 });
 export type DecisionViews = z.output<typeof DecisionViewsSchema>;
 
+/**
+ * The approval a decision carries (src/runtime/approvals.ts, the MCP proxy's elicitation): an `ask`
+ * becomes a request a human approves or denies; a re-check of the same question after approval is an
+ * allow naming it. `status` is what it was when the decision was made.
+ */
+export const ApprovalRefSchema = z.object({
+  id: z.string(),
+  status: z.enum(["pending", "approved", "denied", "expired"]).optional(),
+  /** ISO time after which a pending approval is denied (and an approved one no longer reused). */
+  expiresAt: z.string().optional(),
+});
+export type ApprovalRef = z.output<typeof ApprovalRefSchema>;
+
 export const DecisionSchema = z.object({
   allowed: z.boolean(),
   /** GuardAgent's O_l: 0 = guard requests satisfied, 1 = violated (or undecidable, fail-closed). */
@@ -114,6 +127,8 @@ export const DecisionSchema = z.object({
    * present when the policy asks for it (`risk: "violated-rules"`) and the policy was evaluated.
    */
   risk: RiskSchema.optional(),
+  /** The approval an `ask` became, or the one a re-check after approval was allowed by. */
+  approval: ApprovalRefSchema.optional(),
 });
 export type Decision = z.output<typeof DecisionSchema>;
 

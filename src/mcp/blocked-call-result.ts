@@ -8,7 +8,12 @@ import type { Decision } from "../core/decision.js";
 
 export const DECISION_META_KEY = "warden/decision";
 
-export function blockedCallResult(options: { tool: string; decision: Decision }): CallToolResult {
+export function blockedCallResult(options: {
+  tool: string;
+  decision: Decision;
+  /** Why an ask was not confirmed (declined, timed out, no elicitation support…). */
+  reason?: string;
+}): CallToolResult {
   const { tool, decision: d } = options;
   const policy = d.policy ? `policy ${d.policy.name} v${d.policy.version}` : "the policy";
   const lines: string[] = [];
@@ -28,6 +33,7 @@ export function blockedCallResult(options: { tool: string; decision: Decision })
     if (v.countermeasure) lines.push(`  Instead: ${v.countermeasure}`);
   }
   if (!d.failure && d.violations.length === 0) lines.push(d.explanation);
+  if (options.reason) lines.push(`Not confirmed: ${options.reason}.`);
   lines.push(
     d.verdict === "ask"
       ? "A human must confirm this call before it can run; it was not sent to the tool. Ask the user to confirm it, or do something else."

@@ -8,8 +8,12 @@
  *
  * - `tools/call`: checked against the policy; only an allowed call is forwarded. A deny or an ask comes
  *   back as a tool result with `isError: true` explaining the rules (never as an exception), so the
- *   agent sees why and can tell its user. `ask` is never an allow. A check that fails or outlasts
- *   `checkTimeoutMs` forwards nothing.
+ *   agent sees why and can tell its user. `ask` is never an allow by itself: when the agent's client
+ *   declared the `elicitation` capability (and `elicitation` is not turned off), the proxy asks the human
+ *   through it (elicit-approval.ts) and forwards only after an accept with `approve: true`; a decline,
+ *   cancel, `approve: false`, no answer within `elicitationTimeoutMs` or no support refuses, with the
+ *   reason. The same holds for guarded content requests. A check that fails or outlasts `checkTimeoutMs`
+ *   forwards nothing.
  * - `resources/read` and `prompts/get` (unless `guardContent: false`): a resource or a prompt can carry
  *   as much as a tool, so `resources/read` is checked as a tool call named `resources/read` with
  *   arguments `{ uri }`, and `prompts/get` as `prompts/get` with `{ name, arguments }` (each with
@@ -54,6 +58,8 @@
  * Speed: no SDK Server or Client and no schema parsing on the way (raw-stdio.ts gives the stdio
  * transports JSON.parse alone); a relayed message costs one parse and one serialisation per hop.
  */
+
+import { randomUUID } from "node:crypto";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -67,11 +73,22 @@ import { toolCallSubject } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import { type Cancellation, checkWithin } from "../runtime/check-within.js";
-import { CheckTimeoutMsSchema, DEFAULT_CHECK_TIMEOUT_MS } from "../runtime/guard-service.js";
+import {
+  CheckTimeoutMsSchema,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  MAX_CHECK_TIMEOUT_MS,
+} from "../runtime/guard-service.js";
 import { DEFAULT_OFFLOAD_THRESHOLD_BYTES } from "../runtime/offload/check-pool.js";
 import { batchedLog } from "./batched-log.js";
 import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
 import { deniedOutright } from "./denied-tools.js";
+import {
+  type ApprovalAnswer,
+  approvalElicitation,
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  readApprovalAnswer,
+  supportsFormElicitation,
+} from "./elicit-approval.js";
 import { type Classified, classifyMessage, lookalike, type RequestId } from "./json-rpc-message.js";
 import { toMcpError } from "./mcp-errors.js";
 import { rawStdio } from "./raw-stdio.js";
@@ -122,11 +139,19 @@ export interface GuardedMcpProxyOptions {
    * fail-closed CHECK_TIMEOUT decision, whatever the engine is still doing.
    */
   checkTimeoutMs?: number;
+  /**
+   * Ask the human through MCP elicitation when a call is answered `ask` and the agent's client supports
+   * it (default true); when false, or unsupported, an ask is refused as before.
+   */
+  elicitation?: boolean;
+  /** How long the proxy waits for the human's answer (default 120 000 ms); then the call is refused. */
+  elicitationTimeoutMs?: number;
   /** One line per checked call (stderr in the CLI); none when absent. */
   logger?: Logger;
   /**
    * Called after every check, with whether the call was forwarded; `tool` is the upstream tool's name,
-   * or "resources/read" / "prompts/get" for a guarded content request.
+   * or "resources/read" / "prompts/get" for a guarded content request. An ask the human approved or
+   * refused through elicitation carries `decision.approval` (status "approved" or "denied").
    */
   onDecision?: (event: { tool: string; checkedAs: string; decision: Decision; forwarded: boolean }) => void;
 }
@@ -157,6 +182,13 @@ const OptionsSchema = z.object({
   realPaths: z.boolean().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
   checkTimeoutMs: CheckTimeoutMsSchema.default(DEFAULT_CHECK_TIMEOUT_MS),
+  elicitation: z.boolean().default(true),
+  elicitationTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_CHECK_TIMEOUT_MS)
+    .default(DEFAULT_ELICITATION_TIMEOUT_MS),
 });
 
 /** The methods the proxy checks before forwarding; their lookalikes are refused. */
@@ -312,8 +344,12 @@ function contentText(result: unknown): string {
  * The answer to a refused resources/read or prompts/get. These have no `isError` result form, so the
  * refusal is an error; InvalidRequest because the request itself, not its arguments' form, is refused.
  */
-function refusal(options: { label: string; decision: Decision }): McpError {
-  const text = blockedCallResult({ tool: options.label, decision: options.decision })
+function refusal(options: { label: string; decision: Decision; reason?: string }): McpError {
+  const text = blockedCallResult(
+    options.reason
+      ? { tool: options.label, decision: options.decision, reason: options.reason }
+      : { tool: options.label, decision: options.decision },
+  )
     .content.map((c) => (c.type === "text" ? c.text : ""))
     .join("\n");
   return toMcpError({
@@ -379,6 +415,10 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   let agent: Transport | undefined;
   /** Whether the agent finished initializing (the proxy's own requests wait for that). */
   let initialized = false;
+  /** Whether the agent's client declared form elicitation in its `initialize` request. */
+  let agentElicits = false;
+  /** The proxy's own requests to the agent (elicitation), by the id they went under. */
+  const toAgent = new Map<string, (answer: { result?: unknown; error?: { message?: unknown } }) => void>();
 
   const history: Step[] = [];
   const stats: GuardedMcpProxyStats = {
@@ -509,7 +549,9 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     entry: Relayed;
     /** The tool's input schema, for `tools/call`. */
     inputSchema?: unknown;
-  }): Promise<{ checkedAs: string; decision: Decision }> => {
+    /** How the call is named to the human (default: the tool). */
+    label?: string;
+  }): Promise<{ checkedAs: string; decision: Decision; forwarded: boolean; reason?: string }> => {
     const { entry } = call;
     const checkedAs = `${prefix}${call.tool}`;
     const started = performance.now();
@@ -562,10 +604,21 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       logger?.error({ tool: checkedAs, code: mcpError.code, message: mcpError.message }, "check failed");
       throw mcpError;
     }
+    // An ask (never a failure) goes to the human when the agent's client can show a form.
+    let human: (ApprovalAnswer & { id: string }) | undefined;
+    if (decision.verdict === "ask" && !decision.failure && o.elicitation && agentElicits && !entry.done) {
+      human = await askHuman({ label: call.label ?? call.tool, args: call.args, decision, entry });
+      decision = {
+        ...decision,
+        approval: { id: human.id, status: human.approved ? "approved" : "denied" },
+      };
+    }
     stats.checked++;
     stats.byVerdict[decision.verdict]++;
-    // Only an allow forwards: ask and deny never do, whatever else the decision says.
-    const forwarded = decision.verdict === "allow" && decision.allowed === true;
+    // Only an allow, or an ask the human approved, forwards: a deny never does.
+    const forwarded =
+      (decision.verdict === "allow" && decision.allowed === true) ||
+      (decision.verdict === "ask" && human?.approved === true);
     if (forwarded) stats.forwarded++;
     else stats.blocked++;
     if (callLog) {
@@ -580,8 +633,63 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       callLog.info({ fields: line, message: forwarded ? "forwarded" : "blocked" });
     }
     options.onDecision?.({ tool: call.tool, checkedAs, decision, forwarded });
-    return { checkedAs, decision };
+    const reason =
+      decision.verdict === "ask" && !forwarded
+        ? human && !human.approved
+          ? human.reason
+          : noElicitationReason()
+        : undefined;
+    return { checkedAs, decision, forwarded, ...(reason ? { reason } : {}) };
   };
+
+  /** Why an ask was refused without asking anyone. */
+  const noElicitationReason = () =>
+    o.elicitation
+      ? "the agent's client does not support elicitation, so no one could be asked to confirm"
+      : "confirmation through elicitation is turned off for this proxy";
+
+  /**
+   * Sends the agent's client an `elicitation/create` for a held call and waits for the human's answer,
+   * at most `elicitationTimeoutMs`; the agent's cancellation of the call (or the proxy closing) ends the
+   * wait. Whatever is not an explicit approval refuses (elicit-approval.ts).
+   */
+  const askHuman = (ask: {
+    label: string;
+    args: Record<string, unknown>;
+    decision: Decision;
+    entry: Relayed;
+  }): Promise<ApprovalAnswer & { id: string }> =>
+    new Promise((resolve) => {
+      const approvalId = randomUUID();
+      const requestId = nextId();
+      const { entry } = ask;
+      const cancelRequest = (reason: string) =>
+        sendAgent({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason } });
+      const settle = (outcome: Parameters<typeof readApprovalAnswer>[0]["outcome"]) => {
+        if (!toAgent.delete(requestId)) return;
+        clearTimeout(timer);
+        entry.cancelCheck = undefined;
+        resolve({ ...readApprovalAnswer({ outcome, timeoutMs: o.elicitationTimeoutMs }), id: approvalId });
+      };
+      const timer = setTimeout(() => {
+        cancelRequest("timed out");
+        settle("timeout");
+      }, o.elicitationTimeoutMs);
+      toAgent.set(requestId, settle);
+      entry.cancelCheck = () => {
+        cancelRequest("cancelled");
+        settle("cancelled");
+      };
+      sendAgent(
+        {
+          jsonrpc: "2.0",
+          id: requestId,
+          method: "elicitation/create",
+          params: approvalElicitation({ label: ask.label, args: ask.args, decision: ask.decision }),
+        },
+        entry.agentId !== undefined ? { relatedRequestId: entry.agentId } : undefined,
+      );
+    });
 
   /** Adds a forwarded call to the session's trajectory; its observation is filled in once answered. */
   const remember = (step: Step): Step => {
@@ -606,10 +714,10 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       }
     }
     if (entry.done) return;
-    const { checkedAs, decision } = await decide({ tool, args, entry, inputSchema });
+    const { checkedAs, decision, forwarded, reason } = await decide({ tool, args, entry, inputSchema });
     if (entry.done) return;
-    if (decision.verdict !== "allow" || !decision.allowed) {
-      return answer(entry, { result: blockedCallResult({ tool, decision }) });
+    if (!forwarded) {
+      return answer(entry, { result: blockedCallResult({ tool, decision, ...(reason ? { reason } : {}) }) });
     }
     entry.step = remember({ action: checkedAs, args });
     // What was checked is what is forwarded: the real paths when they were resolved; every other field
@@ -638,10 +746,17 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       params: Record<string, unknown>;
     },
   ): Promise<void> => {
-    const { checkedAs, decision } = await decide({ tool: call.method, args: call.args, entry });
+    const { checkedAs, decision, forwarded, reason } = await decide({
+      tool: call.method,
+      args: call.args,
+      entry,
+      label: call.label,
+    });
     if (entry.done) return;
-    if (decision.verdict !== "allow" || !decision.allowed) {
-      return answer(entry, { error: errorBody(refusal({ label: call.label, decision })) });
+    if (!forwarded) {
+      return answer(entry, {
+        error: errorBody(refusal({ label: call.label, decision, ...(reason ? { reason } : {}) })),
+      });
     }
     entry.step = remember({ action: checkedAs, args: call.args });
     await relay(entry, { jsonrpc: "2.0", method: call.method, params: call.params }, true);
@@ -727,6 +842,10 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
           }),
         );
       }
+      case "initialize":
+        // What the agent's client can do decides whether an ask can be put to its human.
+        agentElicits = supportsFormElicitation({ capabilities: params?.capabilities });
+        break;
       case "tools/list":
         entry.kind = "tools/list";
         entry.firstPage = typeof params?.cursor !== "string";
@@ -763,6 +882,8 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
 
   /** The agent's answer to a server request: back upstream under the upstream's id. */
   const onAgentResponse = (message: Extract<Classified, { kind: "response" }>) => {
+    const own = typeof message.id === "string" ? toAgent.get(message.id) : undefined;
+    if (own) return own(message.message as { result?: unknown; error?: { message?: unknown } });
     const key = String(message.id);
     const upstreamId = serverRequestByAgentId.get(key);
     if (upstreamId === undefined || typeof message.id !== "string") return;
@@ -883,6 +1004,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         entry.cancelCheck?.("closed");
       }
       for (const entry of [...toUpstream.values()]) entry.settle?.({ error: closedError });
+      for (const settle of [...toAgent.values()]) settle({ error: { message: "Connection closed" } });
       await agent?.close().catch(() => undefined);
       await upstream.close().catch(() => undefined);
       resolveClosed();

@@ -9,10 +9,10 @@
  * "async" answers at once and writes behind (a failed write is reported to onWarning, and close waits for
  * writes in flight); it is for callers that value latency over the guarantee.
  */
-import { createHash } from "node:crypto";
 import type { Caller } from "../core/caller.js";
 import { type Decision, failureDecision } from "../core/decision.js";
 import { toWardenError } from "../core/errors.js";
+import { subjectDigest } from "../core/subject-digest.js";
 import type { AuditEntry, NewAuditEntry, Store } from "../store/store.js";
 import { stableStringify } from "../util/stable-json.js";
 import type { GuardService } from "./guard-service.js";
@@ -36,12 +36,8 @@ export function recordAuditEvent(options: { store: Store; event: AuditEvent }): 
   return options.store.appendAuditEntry({ entry: options.event });
 }
 
-/** SHA-256 (hex) of the subject's canonical JSON (keys sorted): equal questions, equal digests. */
-export function subjectDigest(options: { subject: unknown }): string {
-  return createHash("sha256")
-    .update(stableStringify({ value: options.subject }) ?? "null", "utf8")
-    .digest("hex");
-}
+/** One digest for the audit log and the approval queue: core/subject-digest.ts. */
+export { subjectDigest };
 
 /** The row for one decision. */
 export function decisionEvent(options: {

@@ -20,7 +20,7 @@ import { parseWith } from "../core/validate.js";
 import type { ModelClient } from "../llm/model.js";
 import type { MemoryBank } from "../memory/memory-bank.js";
 import { listBundledPolicies, REGEX_CHECKS } from "../policies/load-policy.js";
-import type { Store } from "../store/store.js";
+import type { ApprovalStore, Store } from "../store/store.js";
 import type { ToolFunction } from "../toolbox/tool-function.js";
 import { ENGINE_NAMES } from "./create-engine.js";
 import { createEnginePool } from "./engine-pool.js";
@@ -79,9 +79,14 @@ export async function openGuardService(
     auditStore?: Store;
     /** Who answers, in each audit row ("http", "mcp-server"...; default "library"). */
     auditFace?: string;
+    /**
+     * The approval queue (runtime/approvals.ts): an ask becomes an approval in this store. Applied inside
+     * the audit log, so each audit row holds the answer the caller got (the approval id included).
+     */
+    approvals?: { store: ApprovalStore; ttlMs?: number };
   },
 ): Promise<GuardService> {
-  const { modelClient, cwd, onWarning, auditStore, auditFace, ...raw } = options;
+  const { modelClient, cwd, onWarning, auditStore, auditFace, approvals, ...raw } = options;
   const o = parseWith({ schema: GuardServiceOptionsSchema, value: raw, what: "guard service options" });
   if (o.learn === "successful") {
     throw new WardenError({
@@ -154,6 +159,14 @@ export async function openGuardService(
       ...(memory ? { memory } : {}),
     });
     await service.getEngine({});
+    if (approvals) {
+      const { withApprovals } = await import("./approvals.js");
+      service = withApprovals({
+        service,
+        store: approvals.store,
+        ...(approvals.ttlMs !== undefined ? { ttlMs: approvals.ttlMs } : {}),
+      });
+    }
     if (auditStore || (o.audit ?? o.store !== undefined))
       service = await auditedService({ service, o, auditStore, auditFace, onWarning });
     return service;

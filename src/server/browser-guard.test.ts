@@ -39,6 +39,18 @@ describe("browser guard", () => {
     expect(passes("null", undefined)).toBe(false);
     expect(passes(undefined, "cross-site")).toBe(false);
     expect(passes(undefined, "same-site")).toBe(false);
+    // The service's own origin (the review page calling its API) is not a foreign page.
+    const own = (origin: string) => {
+      try {
+        assertSameSiteOrAllowed({ origin, fetchSite: "same-origin", allowed, self: "http://127.0.0.1:8787" });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(own("http://127.0.0.1:8787")).toBe(true);
+    expect(own("http://127.0.0.1:8788")).toBe(false);
+    expect(own("https://127.0.0.1:8787")).toBe(false);
   });
 
   it("takes exact origins only", () => {

@@ -33,14 +33,24 @@ export function corsOriginsFrom(options: { origins?: readonly string[] }): Reado
   return origins;
 }
 
-/** Refuses (403, reason "origin-not-allowed") a request a browser sent for a page of a foreign origin. */
+/**
+ * Refuses (403, reason "origin-not-allowed") a request a browser sent for a page of a foreign origin.
+ * The service's own origin (`self`, from the Host the allow-list already admitted) is not foreign: it
+ * is the review page (/ui) calling its own API, and a foreign page cannot make a browser send it (a
+ * rebound DNS name arrives with a Host the allow-list refuses).
+ */
 export function assertSameSiteOrAllowed(options: {
   origin: string | undefined;
   fetchSite: string | undefined;
   allowed: ReadonlySet<string>;
+  self?: string;
 }): void {
   const { origin, fetchSite, allowed } = options;
-  if (origin !== undefined ? allowed.has(origin) : fetchSite !== "cross-site" && fetchSite !== "same-site") {
+  if (
+    origin !== undefined
+      ? allowed.has(origin) || (options.self !== undefined && origin === options.self)
+      : fetchSite !== "cross-site" && fetchSite !== "same-site"
+  ) {
     return;
   }
   throw new WardenError({

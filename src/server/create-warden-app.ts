@@ -13,6 +13,8 @@
  *   GET  /v1/audit            the audit log, newest first (?limit=N&before=<seq>), scope audit:read
  *   GET  /v1/audit/:id        one audit row by id or seq (routes/audit.ts)
  *   GET  /healthz             liveness (no key needed)
+ *   GET|POST /v1/approvals…   the approval queue, when `approvals` is given (./routes/approvals.ts)
+ *   GET  /ui                  the review page, when `reviewPage` is on (./routes/review-page.ts)
  * Every request first passes the browser defences: its Host must name this service (./host-allow-list.ts),
  * a foreign page's request is refused and CORS stays closed unless configured (./browser-guard.ts). Then
  * the caller is authenticated (./authenticator.ts), held to its rate limit (./rate-limit.ts), and a POST body must be JSON, at most `maxBodyBytes`
@@ -25,6 +27,7 @@ import { trustOf } from "../core/caller.js";
 import type { Decision } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
+import type { ApprovalDesk } from "../runtime/approvals.js";
 import { type Cancellation, cancellationOf as cancellationOfSignal } from "../runtime/check-within.js";
 import type { EngineName } from "../runtime/create-engine.js";
 import type { CheckOptions, GuardService } from "../runtime/guard-service.js";
@@ -49,8 +52,10 @@ import type { RateLimiter } from "./rate-limit.js";
 import { readJsonBody } from "./request-body.js";
 import { type HeaderReader, headerReader } from "./request-headers.js";
 import { createServerLogger, type Logger, requestLog } from "./request-log.js";
+import { useApprovalRoutes } from "./routes/approvals.js";
 import { useAuditRoutes } from "./routes/audit.js";
 import { useObservabilityRoutes } from "./routes/observability.js";
+import { REVIEW_PAGE_PATHS, useReviewPageRoutes } from "./routes/review-page.js";
 import { useSessionRoutes } from "./routes/sessions.js";
 
 /** Default request size limit: 1 MiB holds the longest agent logs of the benchmarks many times over. */
@@ -79,6 +84,10 @@ export interface WardenAppOptions {
   metrics?: WardenMetrics;
   /** The store whose audit log GET /v1/audit reads (routes/audit.ts); absent: the routes say it is off. */
   audit?: { store: Store };
+  /** The approval queue (src/runtime/approvals.ts): serves /v1/approvals (./routes/approvals.ts). */
+  approvals?: ApprovalDesk;
+  /** Serve the review page at /ui (./routes/review-page.ts); its static files need no key. */
+  reviewPage?: boolean;
 }
 
 export function createWardenApp(options: WardenAppOptions): Hono<AppEnv> {
@@ -128,6 +137,9 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
   });
   const corsOrigins = corsOriginsFrom({ origins: options.options.corsOrigins ?? [] });
   const authenticator = options.options.authenticator ?? openAuthenticator();
+  // The review page's static files hold no data; what they show comes from the API, with a key.
+  const keyless = (path: string) =>
+    path === "/healthz" || (options.options.reviewPage === true && REVIEW_PAGE_PATHS.has(path));
 
   const admit = (c: Context<AppEnv>) => {
     const header = headerReader({ incoming: c.env?.incoming, request: c.req });
@@ -140,11 +152,12 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
       origin: header("origin"),
       fetchSite: header("sec-fetch-site"),
       allowed: corsOrigins,
+      self: `http://${host ?? urlHost}`,
     });
   };
   const identify = async (c: Context<AppEnv>) => {
     const header = headerOf(c);
-    if (c.req.path !== "/healthz") {
+    if (!keyless(c.req.path)) {
       const authorization = header("authorization");
       const caller = await authenticator.authenticate(authorization !== undefined ? { authorization } : {});
       if (caller === "unauthorized") throw unauthorizedError();
@@ -276,6 +289,9 @@ function useRoutes(options: { app: Hono<AppEnv>; options: WardenAppOptions }): v
     cancellationOf,
   });
   useObservabilityRoutes({ app, ...(appOptions.metrics ? { metrics: appOptions.metrics } : {}) });
+  if (options.options.approvals)
+    useApprovalRoutes({ app, desk: options.options.approvals, readBody: bodyOf });
+  if (options.options.reviewPage) useReviewPageRoutes({ app });
 }
 
 /** The request's header reader, made by the first defence (or here, where none ran). */

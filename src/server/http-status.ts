@@ -90,6 +90,8 @@ export const HTTP_REASON_STATUS = {
   "rate-limited": 429,
   "audit-not-enabled": 404,
   "entry-not-found": 404,
+  "approval-not-found": 404,
+  "approval-not-pending": 409,
   "body-too-large": 413,
   "unsupported-media-type": 415,
   "too-deep": 400,

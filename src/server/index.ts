@@ -8,7 +8,18 @@
  *   `createGuardService` (from policies and engines you already have).
  * - `httpErrorFor` / `HTTP_STATUS_BY_CODE`: how error codes become statuses.
  * - `openAuthenticator` / `keyAuthenticator`: who the caller is (anonymous without keys, or an API key).
+ * - `withApprovals` / `createApprovalDesk`: an `ask` becomes an approval in a store (the library
+ *   wrapper; startServer's `approvals` option composes both).
  */
+export {
+  type ApprovalDecidedEvent,
+  type ApprovalDesk,
+  approvalAuditEvent,
+  createApprovalDesk,
+  DEFAULT_APPROVAL_TTL_MS,
+  MAX_APPROVAL_WAIT_MS,
+  withApprovals,
+} from "../runtime/approvals.js";
 export { createEnginePool, type EnginePool, type EngineProvider } from "../runtime/engine-pool.js";
 export { createGuardService, type GuardService, type PolicySummary } from "../runtime/guard-service.js";
 export { createGuardSessions, type GuardSessions } from "../runtime/guard-sessions.js";

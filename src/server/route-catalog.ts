@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { DecisionSchema } from "../core/decision.js";
 import { CheckRequestSchema, FeedbackRequestSchema, ToolCallRequestSchema } from "./check-request.js";
+import { DecideBodySchema } from "./routes/approvals.js";
 import {
   OpenSessionRequestSchema,
   SessionSchema,
@@ -42,6 +43,43 @@ const PolicySummarySchema = Loose({
   description: z.string().optional(),
   compiled: z.boolean().optional(),
 });
+
+const AuditEntrySchema = Loose({
+  id: z.string(),
+  seq: z.number().int(),
+  kind: z.enum(["decision", "approval", "checkpoint"]),
+  at: z.string(),
+  policy: z.string(),
+  policyVersion: z.string(),
+  engine: z.string(),
+  verdict: z.enum(["allow", "deny", "ask", "none"]),
+  allowed: z.boolean(),
+  rules: z.array(z.string()),
+  explanation: z.string(),
+  caller: z.string(),
+  latencyMs: z.number(),
+  subjectDigest: z.string(),
+  subject: z.unknown().optional(),
+  approvalId: z.string().optional(),
+  face: z.string(),
+  hash: z.string(),
+  prevHash: z.string(),
+});
+
+const ApprovalSchema = Loose({
+  id: z.string(),
+  policy: z.string(),
+  status: z.enum(["pending", "approved", "denied", "expired"]),
+  subjectDigest: z.string(),
+  rules: z.array(z.string()),
+  caller: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  decidedBy: z.string().optional(),
+  decidedAt: z.string().optional(),
+});
+
+const PAGE = (what: string) => ({ mediaType: "text/html", description: what });
 
 export const ROUTE_CATALOG: readonly RouteDoc[] = [
   {
@@ -152,5 +190,80 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
     path: "/openapi.json",
     summary: "This document.",
     response: { mediaType: "application/json", description: "OpenAPI 3.1 document." },
+  },
+  {
+    method: "get",
+    path: "/v1/audit",
+    summary: "The audit log, newest first: one hash-chained row per decision, approval or prune checkpoint.",
+    scopes: ["audit:read"],
+    query: { limit: "rows at most (default 50)", before: "only rows with a smaller seq (the next page)" },
+    response: Loose({ entries: z.array(AuditEntrySchema) }),
+    names: { response: "AuditPage" },
+  },
+  {
+    method: "get",
+    path: "/v1/audit/:id",
+    summary: "One audit row, by id or seq.",
+    scopes: ["audit:read"],
+    response: AuditEntrySchema,
+    names: { response: "AuditEntry" },
+  },
+  {
+    method: "get",
+    path: "/v1/approvals",
+    summary: "Approvals, newest first (pending by default); a caller with only check sees its own.",
+    scopes: ["approvals:read", "check"],
+    query: {
+      status: "pending | approved | denied | expired (default pending)",
+      limit: "at most (default 100)",
+    },
+    response: Loose({ approvals: z.array(ApprovalSchema) }),
+    names: { response: "ApprovalList" },
+  },
+  {
+    method: "get",
+    path: "/v1/approvals/:id",
+    summary: "One approval; with ?wait=ms, answers once it is decided or the time is up (at most 60000).",
+    scopes: ["approvals:read", "check"],
+    query: { wait: "milliseconds to wait for a decision (0-60000)" },
+    response: ApprovalSchema,
+    names: { response: "Approval" },
+  },
+  {
+    method: "post",
+    path: "/v1/approvals/:id",
+    summary: "Approve or deny a pending approval (409 once decided); recorded in the audit log.",
+    scopes: ["approvals:write"],
+    body: DecideBodySchema,
+    response: ApprovalSchema,
+    names: { body: "ApprovalDecision", response: "Approval" },
+  },
+  {
+    method: "get",
+    path: "/ui",
+    summary: "The review page.",
+    public: true,
+    response: PAGE("The review page."),
+  },
+  {
+    method: "get",
+    path: "/ui/",
+    summary: "The review page.",
+    public: true,
+    response: PAGE("The review page."),
+  },
+  {
+    method: "get",
+    path: "/ui/app.js",
+    summary: "The review page's script.",
+    public: true,
+    response: { mediaType: "text/javascript", description: "Script." },
+  },
+  {
+    method: "get",
+    path: "/ui/app.css",
+    summary: "The review page's style sheet.",
+    public: true,
+    response: { mediaType: "text/css", description: "Style sheet." },
   },
 ];

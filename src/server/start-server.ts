@@ -8,10 +8,11 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { ModelClient } from "../llm/model.js";
+import { type ApprovalDecidedEvent, createApprovalDesk } from "../runtime/approvals.js";
 import type { GuardService } from "../runtime/guard-service.js";
 import { createGuardSessions } from "../runtime/guard-sessions.js";
 import { type GuardServiceOptions, openGuardService } from "../runtime/open-guard-service.js";
-import type { Store } from "../store/store.js";
+import type { ApprovalStore, Store } from "../store/store.js";
 import {
   type Authenticator,
   type KeyDirectory,
@@ -68,6 +69,17 @@ export interface StartServerOptions extends Omit<GuardServiceOptions, "policies"
    * the caller keeps and closes it. `auditSubjects` / `auditMode` (guard options) say how.
    */
   auditStore?: Store;
+  /**
+   * The approval queue (src/runtime/approvals.ts): an ask becomes an approval in this store, served at
+   * /v1/approvals. Absent: an ask stays a plain ask.
+   */
+  approvals?: {
+    store: ApprovalStore;
+    ttlMs?: number;
+    onDecided?: (event: ApprovalDecidedEvent) => Promise<void> | void;
+  };
+  /** Serve the review page at /ui (default false; `warden serve` turns it on). */
+  reviewPage?: boolean;
 }
 
 export interface RunningServer {
@@ -99,24 +111,50 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     sessionStore,
     metrics: metricsOption,
     auditStore,
+    approvals,
+    reviewPage,
     ...guard
   } = options;
   const log = logger === false ? undefined : (logger ?? createServerLogger());
   const limits = socketLimitsFrom({ ...(connectionLimits ? { limits: connectionLimits } : {}) });
+  // Approvals inside the audit log: each row holds the answer the caller got (openGuardService).
   const service = await openGuardService({
     ...guard,
     policies: policyRefs ?? [],
     ...(auditStore ? { auditStore, auditFace: "http" } : {}),
+    ...(approvals
+      ? {
+          approvals: {
+            store: approvals.store,
+            ...(approvals.ttlMs !== undefined ? { ttlMs: approvals.ttlMs } : {}),
+          },
+        }
+      : {}),
     // A failed memory write never changes a decision, so the operator must hear of it from the log.
     ...(log ? { onWarning: ({ message, error }) => log.warn({ err: error }, message) } : {}),
   });
+  const desk = approvals
+    ? createApprovalDesk({
+        store: approvals.store,
+        ...(approvals.onDecided ? { onDecided: approvals.onDecided } : {}),
+      })
+    : undefined;
   let app: ReturnType<typeof createWardenApp>;
   try {
     // prom-client is imported by createWardenMetrics only: nothing but a server pays for loading it.
     const metrics =
       metricsOption === false
         ? undefined
-        : await (await import("./metrics.js")).createWardenMetrics(metricsOption ?? {});
+        : await (await import("./metrics.js")).createWardenMetrics({
+            // The pending-approvals gauge reads the queue when it is scraped, unless the caller counts.
+            ...(approvals
+              ? {
+                  approvalsPending: async () =>
+                    (await approvals.store.listApprovals({ status: "pending", limit: 1000 })).length,
+                }
+              : {}),
+            ...(metricsOption ?? {}),
+          });
     app = createWardenApp({
       ...(metrics ? { metrics } : {}),
       ...(sessionStore ? { sessions: createGuardSessions({ service, store: sessionStore }) } : {}),
@@ -127,6 +165,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       logger: log ?? false,
       boundHost: host,
       authenticator: authenticator ?? authenticatorFor({ keys, exposePolicies }),
+      ...(desk ? { approvals: desk } : {}),
+      ...(reviewPage ? { reviewPage } : {}),
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
       ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
       ...(allowedHosts ? { allowedHosts } : {}),

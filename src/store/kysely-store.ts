@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Generated, Kysely } from "kysely";
 import type { CallerScope } from "../core/caller.js";
 import { toWardenError, WardenError } from "../core/errors.js";
+import { type ApprovalRow, approvalQueries } from "./approval-queries.js";
 import type { AuditEntryRow, AuditHeadRow } from "./audit-queries.js";
 import * as audit from "./audit-queries.js";
 import { demonstrationContentHash } from "./content-hash.js";
@@ -87,6 +88,8 @@ export interface StoreTables {
   // audit log (h1): audit-queries.ts
   warden_audit_entries: AuditEntryRow;
   warden_audit_head: AuditHeadRow;
+  // Approvals (issue 14, h2): ./approval-queries.ts.
+  warden_approvals: ApprovalRow;
 }
 
 export function createKyselyStore(options: {
@@ -140,6 +143,9 @@ export function createKyselyStore(options: {
     });
 
   return {
+    // Approvals (issue 14, h2).
+    ...approvalQueries({ db, guard }),
+
     async addDemonstration({ demonstration }) {
       const d = parseNewDemonstration({ demonstration });
       const id = d.id ?? randomUUID();

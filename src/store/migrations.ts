@@ -245,6 +245,48 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  // Version 4 is the audit log (h1). Approvals (issue 14): an ask waiting for a human.
+  {
+    version: 5,
+    name: "approvals",
+    async up({ db, dialect }) {
+      await db.schema
+        .createTable("warden_approvals")
+        .ifNotExists()
+        .addColumn("seq", dialect === "sqlite" ? "integer" : "bigint", (c) =>
+          dialect === "sqlite" ? c.primaryKey().autoIncrement() : c.primaryKey().generatedAlwaysAsIdentity(),
+        )
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("policy", "text", (c) => c.notNull())
+        .addColumn("policy_version", "text")
+        .addColumn("subject_digest", "text", (c) => c.notNull())
+        // JSON as text, like meta: read back exactly as written on both backends.
+        .addColumn("subject", "text", (c) => c.notNull())
+        .addColumn("rules", "text", (c) => c.notNull())
+        .addColumn("explanation", "text", (c) => c.notNull())
+        .addColumn("caller", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        // ISO times (same length, so text order is time order).
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .addColumn("decided_at", "text")
+        .addColumn("decided_by", "text")
+        .addColumn("used_at", "text")
+        .execute();
+      await db.schema
+        .createIndex("warden_approvals_question")
+        .ifNotExists()
+        .on("warden_approvals")
+        .columns(["subject_digest", "policy", "status"])
+        .execute();
+      await db.schema
+        .createIndex("warden_approvals_status")
+        .ifNotExists()
+        .on("warden_approvals")
+        .columns(["status", "seq"])
+        .execute();
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -6,6 +6,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWardenError, type WardenError } from "../core/errors.js";
+import { describeApprovalConformance } from "./approval-conformance.js";
 import { describeAuditConformance } from "./audit-conformance.js";
 import { createKeyDirectory, issueApiKey } from "./key-directory.js";
 import { describeSessionConformance } from "./session-conformance.js";
@@ -445,6 +446,8 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     // Server-side guard sessions and key rate limits (issue 14, migration 6).
     describeSessionConformance({ create });
     describeAuditConformance({ create, ...(options.execute ? { execute: options.execute } : {}) });
+    // Approvals (issue 14, h2).
+    describeApprovalConformance({ create });
 
     it("closes idempotently and refuses work after close", async () => {
       const store = await options.create();

@@ -171,7 +171,73 @@ export interface AuditHead {
   headHash: string;
 }
 
-export interface Store {
+// ---- Approvals (issue 14, h2): an `ask` waiting for a human; src/runtime/approvals.ts ----
+
+/** pending → approved | denied by a human; a pending one past expiresAt reads as expired (a deny). */
+export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
+
+export interface Approval {
+  id: string;
+  policy: string;
+  policyVersion?: string;
+  /** sha256 (hex) of the canonical question (src/core/subject-digest.ts): what a re-check must match. */
+  subjectDigest: string;
+  /** The question as checked (subject or tool call), for the reviewer. */
+  subject: unknown;
+  /** Ids of the rules that asked. */
+  rules: string[];
+  explanation: string;
+  /** Who asked (the API key's name, "anonymous", "library"): only they may use the approval. */
+  caller: string;
+  status: ApprovalStatus;
+  /** ISO times. */
+  createdAt: string;
+  expiresAt: string;
+  decidedAt?: string;
+  /** Who approved or denied it (free text the approver gives, with their key's name). */
+  decidedBy?: string;
+  /** When a re-check of the same question was allowed by it (an approval allows one re-check). */
+  usedAt?: string;
+  seq: number;
+}
+
+export type NewApproval = Pick<
+  Approval,
+  "policy" | "subjectDigest" | "subject" | "rules" | "explanation" | "caller" | "expiresAt"
+> & { policyVersion?: string };
+
+/** The question an approval answers: a re-check uses one only when all three match. */
+export interface ApprovalQuestion {
+  policy: string;
+  subjectDigest: string;
+  caller: string;
+}
+
+export interface ApprovalStore {
+  createApproval(options: { approval: NewApproval }): Promise<Approval>;
+  getApproval(options: { id: string }): Promise<Approval | undefined>;
+  /** Newest first; `status: "pending"` leaves out expired ones. At most `limit` (default 100, max 1000). */
+  listApprovals(options: { status?: ApprovalStatus; limit?: number }): Promise<Approval[]>;
+  /**
+   * Approves or denies a pending, unexpired approval in one statement (two deciders cannot both win):
+   * the approval as it now stands, with `decided` true only for the call that changed it; undefined
+   * when no approval has that id.
+   */
+  decideApproval(options: {
+    id: string;
+    decision: "approve" | "deny";
+    by: string;
+  }): Promise<{ approval: Approval; decided: boolean } | undefined>;
+  /** The newest pending, unexpired approval of the same question (so a repeated ask does not queue twice). */
+  findPendingApproval(options: ApprovalQuestion): Promise<Approval | undefined>;
+  /**
+   * Marks used, and returns, an approved, unexpired, unused approval of exactly this question; each
+   * approval is used once, by one caller, even with concurrent re-checks across processes.
+   */
+  useApproval(options: ApprovalQuestion): Promise<Approval | undefined>;
+}
+
+export interface Store extends ApprovalStore {
   /** Appends a demonstration; duplicate content is allowed (only a duplicate id is refused). */
   addDemonstration(options: { demonstration: NewDemonstration }): Promise<Demonstration>;
   /**

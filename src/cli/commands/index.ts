@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: async () => (await import("./serve.js")).registerServeCommand,
   keys: async () => (await import("./keys.js")).registerKeysCommand,
   audit: async () => (await import("./audit.js")).registerAuditCommand,
+  approvals: async () => (await import("./approvals.js")).registerApprovalsCommand,
   mcp: async () => (await import("./mcp.js")).registerMcpCommand,
   policy: async () => registerPolicyCommands,
 };

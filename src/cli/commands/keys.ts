@@ -38,8 +38,8 @@ function splitList(value: string): string[] {
     .filter((s) => s !== "");
 }
 
-/** Opens the key store, runs `use`, and closes it whatever happens. */
-async function withKeyStore<T>(options: {
+/** Opens the key store (also the approvals' store: `warden approvals`), runs `use`, and closes it whatever happens. */
+export async function withKeyStore<T>(options: {
   store?: string;
   use: (store: Store, path: string) => Promise<T>;
 }): Promise<T> {

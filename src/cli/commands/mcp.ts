@@ -33,6 +33,13 @@ const ProxyOptionsSchema = z.object({
   toolPrefix: z.string().optional(),
   guardContent: z.boolean().default(true),
   realPaths: z.boolean().default(false),
+  elicitation: z.boolean().default(true),
+  elicitationTimeout: z
+    .string()
+    .regex(/^\d+$/, "a whole number of milliseconds")
+    .transform(Number)
+    .pipe(z.number().int().positive().max(2_147_483_647))
+    .optional(),
   http: z
     .string()
     .regex(/^\d+$/, "a port number")
@@ -123,6 +130,11 @@ export function registerMcpCommand(options: { program: Command }): void {
       "check and forward the real path of each path argument (symbolic links resolved here): for a filesystem server on this machine",
     )
     .option(
+      "--no-elicitation",
+      "refuse every ask instead of asking the user through MCP elicitation (asked by default when the client supports it)",
+    )
+    .option("--elicitation-timeout <ms>", "how long an ask waits for the user's answer (default 120000)")
+    .option(
       "--http <port>",
       "serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (one session)",
     )
@@ -141,6 +153,8 @@ export function registerMcpCommand(options: { program: Command }): void {
           toolPrefix: raw.toolPrefix,
           guardContent: raw.guardContent,
           realPaths: raw.realPaths,
+          elicitation: raw.elicitation,
+          elicitationTimeout: raw.elicitationTimeout,
           http: raw.http,
           host: raw.host,
           logLevel: raw.logLevel,
@@ -174,6 +188,8 @@ export function registerMcpCommand(options: { program: Command }): void {
           ...(o.toolPrefix !== undefined ? { toolPrefix: o.toolPrefix } : {}),
           guardContent: o.guardContent,
           realPaths: o.realPaths,
+          elicitation: o.elicitation,
+          ...(o.elicitationTimeout !== undefined ? { elicitationTimeoutMs: o.elicitationTimeout } : {}),
           ...checkTimeout,
           logger,
         });

@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { parseWith } from "../../core/validate.js";
+import { auditApprovalDecisions } from "../../runtime/approvals.js";
 import { openStore } from "../../runtime/default-store.js";
 import { createServerLogger } from "../../server/request-log.js";
 import { startServer } from "../../server/start-server.js";
@@ -102,6 +103,15 @@ export function registerServeCommand(options: { program: Command }): void {
         ...(o.rateLimit !== undefined ? { rateLimitPerSecond: o.rateLimit } : {}),
         // The audit log is on unless --no-audit, in the store of the keys, which `warden audit` reads.
         ...(raw.audit === false ? {} : { auditStore: keyStore }),
+        // The review page at /ui; an ask becomes an approval in the same store (`warden approvals`).
+        reviewPage: true,
+        approvals: {
+          store: keyStore,
+          // Who approved or denied what lands in the audit log beside the decisions.
+          ...(raw.audit === false
+            ? {}
+            : { onDecided: auditApprovalDecisions({ store: keyStore, face: "http" }) }),
+        },
         ...guard,
         ...checkTimeout,
         policyRefs: policies ?? [],

@@ -74,6 +74,13 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
     readAuditChain: noKeys,
     auditHead: noKeys,
     pruneAuditEntries: noKeys,
+    // Nor approvals (issue 14, h2).
+    createApproval: noKeys,
+    getApproval: noKeys,
+    listApprovals: noKeys,
+    decideApproval: noKeys,
+    findPendingApproval: noKeys,
+    useApproval: noKeys,
     async close() {},
   };
 }
@@ -81,6 +88,6 @@ export function createInMemoryStore(): Store & { workflows: Workflow[] } {
 async function noKeys(): Promise<never> {
   throw new WardenError({
     code: "UNSUPPORTED",
-    message: "the shield's in-memory test store keeps no API keys, sessions or audit log",
+    message: "the shield's in-memory test store keeps no API keys, sessions, audit log or approvals",
   });
 }

@@ -1,0 +1,14 @@
+/**
+ * The identity of a question put to the guard: sha256 (hex) of the canonical JSON of what was checked
+ * (keys sorted at every level, so equal questions hash equally however their keys were ordered). An
+ * approval is reused only by a re-check with the same digest; the audit log records it instead of the
+ * subject itself.
+ */
+import { createHash } from "node:crypto";
+import { stableStringify } from "../util/stable-json.js";
+
+export function subjectDigest(options: { subject: unknown }): string {
+  return createHash("sha256")
+    .update(stableStringify({ value: options.subject }) ?? "null", "utf8")
+    .digest("hex");
+}
