@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Caller } from "../core/caller.js";
 import { loadPolicy } from "../policies/load-policy.js";
+import { createApprovalDesk } from "../runtime/approvals.js";
 import { createEnginePool } from "../runtime/engine-pool.js";
 import { createGuardService, type GuardService } from "../runtime/guard-service.js";
+import { createSqliteStore } from "../store/sqlite-store.js";
+import type { Store } from "../store/store.js";
 import type { Authenticator } from "./authenticator.js";
 import { createWardenApp } from "./create-warden-app.js";
 import { createWardenMetrics } from "./metrics.js";
@@ -24,6 +27,7 @@ const authenticator: Authenticator = {
 describe("metrics, OpenAPI and the rate limit over HTTP", () => {
   let service: GuardService;
   let app: ReturnType<typeof createWardenApp>;
+  let store: Store;
   const check = (who: string, tool: string) =>
     app.request("/v1/check", {
       method: "POST",
@@ -39,16 +43,22 @@ describe("metrics, OpenAPI and the rate limit over HTTP", () => {
       policies: [loadPolicy({ ref: "mcp-tools" }).policy],
       engines: createEnginePool({ setup: {}, defaultEngine: "compiled" }),
     });
+    // Every optional face is on, so every route in the catalog is registered.
+    store = await createSqliteStore({ path: ":memory:" });
     app = createWardenApp({
       service,
       logger: false,
       authenticator,
+      approvals: createApprovalDesk({ store }),
+      reviewPage: true,
+      audit: { store },
       metrics: await createWardenMetrics({ approvalsPending: () => 4 }),
       rateLimiter: createRateLimiter({}),
     });
   });
   afterAll(async () => {
     await service.close();
+    await store.close();
   });
 
   it("counts checks in warden_checks_total by verdict, policy and engine, with latency and the approvals gauge", async () => {

@@ -8,7 +8,6 @@ import { randomUUID } from "node:crypto";
 import type { Generated, Kysely } from "kysely";
 import { z } from "zod";
 import { parseWith } from "../core/validate.js";
-import type { StoreTables } from "./kysely-store.js";
 import type { Approval, ApprovalStatus, ApprovalStore, NewApproval } from "./store.js";
 import { StorableTextSchema } from "./store-input.js";
 
@@ -33,7 +32,9 @@ export interface ApprovalRow {
   used_at: string | null;
 }
 
-type Db = Kysely<StoreTables>;
+/** The one table these queries touch (kysely-store.ts adds it to StoreTables). */
+export type ApprovalTables = { warden_approvals: ApprovalRow };
+type Db = Kysely<ApprovalTables>;
 
 const Text = (max: number) => StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(max));
 const IsoTimeSchema = z.iso.datetime();

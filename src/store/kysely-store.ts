@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Generated, Kysely } from "kysely";
 import type { CallerScope } from "../core/caller.js";
 import { toWardenError, WardenError } from "../core/errors.js";
-import { type ApprovalRow, approvalQueries } from "./approval-queries.js";
+import { type ApprovalRow, type ApprovalTables, approvalQueries } from "./approval-queries.js";
 import type { AuditEntryRow, AuditHeadRow } from "./audit-queries.js";
 import * as audit from "./audit-queries.js";
 import { demonstrationContentHash } from "./content-hash.js";
@@ -144,7 +144,8 @@ export function createKyselyStore(options: {
 
   return {
     // Approvals (issue 14, h2).
-    ...approvalQueries({ db, guard }),
+    // Sound: StoreTables holds the approvals table; Kysely's types are invariant in their tables.
+    ...approvalQueries({ db: db as unknown as Kysely<ApprovalTables>, guard }),
 
     async addDemonstration({ demonstration }) {
       const d = parseNewDemonstration({ demonstration });

@@ -213,38 +213,6 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
-  {
-    version: 6,
-    name: "guard sessions and key rate limits",
-    async up({ db, dialect }) {
-      await db.schema
-        .createTable("warden_sessions")
-        .ifNotExists()
-        .addColumn("id", "text", (c) => c.primaryKey())
-        .addColumn("owner", "text", (c) => c.notNull())
-        .addColumn("policy", "text", (c) => c.notNull())
-        .addColumn("input", "text", (c) => c.notNull())
-        .addColumn("context", "text")
-        .addColumn("step_count", "integer", (c) => c.notNull())
-        .addColumn("created_at", "text", (c) => c.notNull())
-        .addColumn("finished_at", "text")
-        .execute();
-      await db.schema
-        .createTable("warden_session_steps")
-        .ifNotExists()
-        .addColumn("session_id", "text", (c) => c.notNull())
-        .addColumn("idx", "integer", (c) => c.notNull())
-        .addColumn("step", "text", (c) => c.notNull())
-        .addColumn("verdict", "text", (c) => c.notNull())
-        .addColumn("created_at", "text", (c) => c.notNull())
-        .addPrimaryKeyConstraint("warden_session_steps_pk", ["session_id", "idx"])
-        .execute();
-      await db.schema
-        .alterTable("warden_api_keys")
-        .addColumn("rate_per_second", dialect === "sqlite" ? "real" : "double precision")
-        .execute();
-    },
-  },
   // Version 4 is the audit log (h1). Approvals (issue 14): an ask waiting for a human.
   {
     version: 5,
@@ -284,6 +252,38 @@ export const MIGRATIONS: readonly Migration[] = [
         .ifNotExists()
         .on("warden_approvals")
         .columns(["status", "seq"])
+        .execute();
+    },
+  },
+  {
+    version: 6,
+    name: "guard sessions and key rate limits",
+    async up({ db, dialect }) {
+      await db.schema
+        .createTable("warden_sessions")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("owner", "text", (c) => c.notNull())
+        .addColumn("policy", "text", (c) => c.notNull())
+        .addColumn("input", "text", (c) => c.notNull())
+        .addColumn("context", "text")
+        .addColumn("step_count", "integer", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("finished_at", "text")
+        .execute();
+      await db.schema
+        .createTable("warden_session_steps")
+        .ifNotExists()
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("idx", "integer", (c) => c.notNull())
+        .addColumn("step", "text", (c) => c.notNull())
+        .addColumn("verdict", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("warden_session_steps_pk", ["session_id", "idx"])
+        .execute();
+      await db.schema
+        .alterTable("warden_api_keys")
+        .addColumn("rate_per_second", dialect === "sqlite" ? "real" : "double precision")
         .execute();
     },
   },

@@ -127,7 +127,7 @@ describe("warden keys", () => {
       code: 2,
       stdout: "",
       stderr:
-        'warden: INVALID_INPUT: Invalid keys create options: --scopes.1: unknown scope "admin" (expected one of check, facts, policies:read, memory:write, audit:read)\n',
+        'warden: INVALID_INPUT: Invalid keys create options: --scopes.1: unknown scope "admin" (expected one of check, facts, policies:read, memory:write, audit:read, approvals:read, approvals:write)\n',
     });
   }, 240_000);
 });

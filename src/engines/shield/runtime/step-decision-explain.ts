@@ -22,8 +22,7 @@ import { SHIELD_ENGINE_NAME } from "./shield-engine-name.js";
 import { explainDenial, verdictOf, violationsFrom } from "./shield-violations.js";
 import type { StepValues } from "./step-decision-assign.js";
 import type { CircuitSelection } from "./step-decision-circuits.js";
-import type { PlannedStep } from "./step-decision-plan.js";
-import type { MemoryTrace } from "./step-decision-resolve.js";
+import type { MemoryTrace, PlannedStep } from "./step-decision-resolve.js";
 import type { ShieldOperation } from "./workflow-memory.js";
 
 export interface StepExplanation {

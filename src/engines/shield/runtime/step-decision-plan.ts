@@ -12,26 +12,11 @@ import { addCost } from "../../../core/decision.js";
 import type { Predicate } from "../../../core/policy.js";
 import type { Store } from "../../../store/store.js";
 import type { ShieldRule } from "./compiled-shield-policy.js";
-import {
-  checkPlan,
-  type PlanExemplar,
-  type PlanStep,
-  renderPlanPrompt,
-  writeShieldingPlan,
-} from "./shielding-plan.js";
+import { checkPlan, type PlanExemplar, renderPlanPrompt, writeShieldingPlan } from "./shielding-plan.js";
 import { type PlanSite, runShieldingPlan } from "./shielding-plan-run.js";
 import { type AnswerSource, type StepValues, withAnswers } from "./step-decision-assign.js";
 import type { MemoryTrace, Resolution } from "./step-decision-resolve.js";
 import { type RetrievedWorkflow, retrieveWorkflows, type ShieldOperation } from "./workflow-memory.js";
-
-/** What the plan did at a step (kept in the Resolution, shown in the trace, stored with the workflow). */
-export interface PlannedStep {
-  steps: PlanStep[];
-  /** The operation the plan chose for each predicate it assigned. */
-  operations: Record<string, ShieldOperation>;
-  /** Ids of the workflows shown as exemplars. */
-  exemplars: string[];
-}
 
 /** The open, declared state predicates the step needs: relevant ones, and those rules need every step. */
 export function predicatesToPlan(options: {

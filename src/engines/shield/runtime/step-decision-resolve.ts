@@ -19,8 +19,8 @@ import type { ModelClient } from "../../../llm/model.js";
 import type { Store } from "../../../store/store.js";
 import { type BinaryQuestion, binaryCheck, binaryQuestionKey } from "./binary-check.js";
 import type { ShieldRule } from "./compiled-shield-policy.js";
+import type { PlanStep } from "./shielding-plan.js";
 import { type AnswerSource, type StepValues, withAnswers } from "./step-decision-assign.js";
-import type { PlannedStep } from "./step-decision-plan.js";
 import {
   planReuse,
   type RetrievedWorkflow,
@@ -29,6 +29,15 @@ import {
   type ShieldWorkflowPlan,
   saveWorkflow,
 } from "./workflow-memory.js";
+
+/** What the plan did at a step (kept in the Resolution, shown in the trace, stored with the workflow). */
+export interface PlannedStep {
+  steps: PlanStep[];
+  /** The operation the plan chose for each predicate it assigned. */
+  operations: Record<string, ShieldOperation>;
+  /** Ids of the workflows shown as exemplars. */
+  exemplars: string[];
+}
 
 /** What long-term memory did for the step (shown in the Decision's trace). */
 export interface MemoryTrace {
