@@ -148,8 +148,8 @@ await step("scripted:shield-plan", () => runShieldPlanScripted());
 // Each micro-benchmark runs in a process of its own (see micro/child.ts): a fresh heap and JIT, so no
 // benchmark's figures depend on what ran before it.
 const child = join(root, "bench", "micro", "child.ts");
-const micro = (name: string, options: Record<string, unknown>) =>
-  step(`micro:${name}`, async () => {
+const micro = (name: string, options: Record<string, unknown>, label = name) =>
+  step(`micro:${label}`, async () => {
     // execArgv carries tsx's loader, so the child runs the TypeScript sources the same way.
     const { stdout } = await execFileAsync(
       process.execPath,
@@ -170,6 +170,14 @@ await micro("mcp-proxy", quick ? { calls: 200, warmup: 50 } : {});
 await micro("cedar", quick ? { passes: 40 } : {});
 // `warden serve` beside a bare Hono handler parsing the same body (its floor), same load, same run.
 await micro("serve", quick ? { seconds: 2, warmupSeconds: 1, rounds: 1 } : { seconds: 10, rounds: 3 });
+// The same without the audit log (`warden serve --no-audit`): what writing a row per decision costs.
+await micro(
+  "serve",
+  quick
+    ? { seconds: 2, warmupSeconds: 1, rounds: 1, audit: false }
+    : { seconds: 10, rounds: 3, audit: false },
+  "serve:no-audit",
+);
 // `warden check` from the build beside `node -e 0`, started N times each in the same run (builds first
 // when dist/ is older than src/).
 await micro("cold-start", { runs: quick ? 3 : 15, build: true });

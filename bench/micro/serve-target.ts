@@ -47,6 +47,8 @@ interface TargetOptions {
   policy: string;
   /** Directory for the Warden target's key store. */
   dir: string;
+  /** The audit log (default on, as in `warden serve`; false as with `--no-audit`). */
+  audit?: boolean;
 }
 
 async function startHono(): Promise<{ from: string; url: string; close(): Promise<void> }> {
@@ -81,6 +83,11 @@ async function startWarden(
     port: 0,
     host: "127.0.0.1",
     logger: serverModule.createServerLogger({ level: "info" }),
+    // As `warden serve` runs by default: every decision is answered after its audit row is committed,
+    // and an ask becomes an approval in the same store.
+    ...(options.audit === false ? {} : { auditStore: keyStore }),
+    approvals: { store: keyStore },
+    reviewPage: true,
   });
   return {
     from,

@@ -33,6 +33,8 @@ const OptionsSchema = z.object({
   policy: z.string().min(1).default("mcp-tools"),
   /** When set, the Warden target runs with --cpu-prof and writes its profile here. */
   cpuProfDir: z.string().min(1).optional(),
+  /** The audit log on the Warden target: on (default, as `warden serve` runs) or off (`--no-audit`). */
+  audit: z.boolean().default(true),
 });
 export type BenchServeOptions = z.input<typeof OptionsSchema>;
 
@@ -134,6 +136,7 @@ async function startTarget(options: {
   dir: string;
   policy: string;
   cpuProfDir?: string;
+  audit?: boolean;
 }): Promise<Target> {
   const { kind, dir } = options;
   const prof =
@@ -150,7 +153,7 @@ async function startTarget(options: {
       "tsx",
       join(here, "serve-target.ts"),
       kind,
-      JSON.stringify({ policy: options.policy, dir }),
+      JSON.stringify({ policy: options.policy, dir, audit: options.audit !== false }),
     ],
     { stdio: ["ignore", "pipe", log] },
   );
@@ -256,6 +259,7 @@ export async function benchServe(input: BenchServeOptions = {}): Promise<BenchSe
       kind: "warden",
       dir,
       policy: o.policy,
+      audit: o.audit,
       ...(o.cpuProfDir ? { cpuProfDir: o.cpuProfDir } : {}),
     });
     const running = { hono: targets.hono, warden: targets.warden };
@@ -309,7 +313,7 @@ function summarize(options: {
   );
   return {
     name: "serve",
-    warden: `startServer in a process of its own, wired as \`warden serve\` (SQLite key directory, request log to a file), from ${options.wardenFrom === "dist" ? "the build (dist/)" : "the sources (tsx)"}`,
+    warden: `startServer in a process of its own, wired as \`warden serve\` (SQLite key store, request log to a file, ${o.audit ? "audit log on (the default): each answer waits for its row's commit" : "--no-audit"}), from ${options.wardenFrom === "dist" ? "the build (dist/)" : "the sources (tsx)"}`,
     policy: o.policy,
     connections: o.connections,
     seconds: o.seconds,

@@ -79,40 +79,55 @@ const NewAuditEntrySchema = z.object({
   face: Short,
 });
 
-export async function appendAuditEntry(options: {
+/**
+ * Appends rows, in order, in one locked transaction: each chained to the one before, the head moved to
+ * the last. Every entry is validated before the transaction, so a bad one is refused alone (the store's
+ * group commit validates each entry as it arrives, see kysely-store.ts).
+ */
+export async function appendAuditEntries(options: {
   lockedTransaction: LockedTransaction;
-  entry: NewAuditEntry;
-}): Promise<AuditEntry> {
-  const e = parseWith({ schema: NewAuditEntrySchema, value: options.entry, what: "audit entry" });
-  // Through JSON, so the hash covers the subject exactly as it reads back.
-  const subject = e.subject === undefined ? undefined : (JSON.parse(JSON.stringify(e.subject)) as unknown);
+  entries: readonly NewAuditEntry[];
+}): Promise<AuditEntry[]> {
+  const parsed = options.entries.map((entry) => parseAuditEntry({ entry }));
   return options.lockedTransaction({
     key: AUDIT_LOCK,
     run: async (trx) => {
       const head = await readHead({ db: trx });
-      const content: Omit<AuditEntry, "hash" | "prevHash"> = {
-        id: randomUUID(),
-        seq: head.headSeq + 1,
-        kind: e.kind,
-        at: new Date().toISOString(),
-        policy: e.policy,
-        policyVersion: e.policyVersion ?? "",
-        engine: e.engine ?? "",
-        verdict: e.verdict,
-        allowed: e.allowed,
-        rules: e.rules ?? [],
-        explanation: e.explanation ?? "",
-        caller: e.caller ?? "",
-        // Rounded to a microsecond: a double that reads back identically from both backends.
-        latencyMs: Math.round((e.latencyMs ?? 0) * 1000) / 1000,
-        subjectDigest: e.subjectDigest ?? "",
-        ...(subject !== undefined ? { subject } : {}),
-        ...(e.approvalId !== undefined ? { approvalId: e.approvalId } : {}),
-        face: e.face,
-      };
-      return writeRow({ db: trx, content, prevHash: head.headHash });
+      const contents = parsed.map((e, i) => rowContent({ e, seq: head.headSeq + 1 + i }));
+      return writeRows({ db: trx, contents, prevHash: head.headHash });
     },
   });
+}
+
+/** One new entry, validated, its subject passed through JSON so the hash covers it as it reads back. */
+export function parseAuditEntry(options: { entry: NewAuditEntry }): NewAuditEntry {
+  const e = parseWith({ schema: NewAuditEntrySchema, value: options.entry, what: "audit entry" });
+  return e.subject === undefined ? e : { ...e, subject: JSON.parse(JSON.stringify(e.subject)) as unknown };
+}
+
+/** The row's content at chain position `seq`, "" / [] / 0 where the entry says nothing. */
+function rowContent(options: { e: NewAuditEntry; seq: number }): Omit<AuditEntry, "hash" | "prevHash"> {
+  const { e, seq } = options;
+  return {
+    id: randomUUID(),
+    seq,
+    kind: e.kind,
+    at: new Date().toISOString(),
+    policy: e.policy,
+    policyVersion: e.policyVersion ?? "",
+    engine: e.engine ?? "",
+    verdict: e.verdict,
+    allowed: e.allowed,
+    rules: e.rules ?? [],
+    explanation: e.explanation ?? "",
+    caller: e.caller ?? "",
+    // Rounded to a microsecond: a double that reads back identically from both backends.
+    latencyMs: Math.round((e.latencyMs ?? 0) * 1000) / 1000,
+    subjectDigest: e.subjectDigest ?? "",
+    ...(e.subject !== undefined ? { subject: e.subject } : {}),
+    ...(e.approvalId !== undefined ? { approvalId: e.approvalId } : {}),
+    face: e.face,
+  };
 }
 
 /** Inserts a row chained to `prevHash` and moves the head to it (inside the caller's locked transaction). */
@@ -121,38 +136,60 @@ async function writeRow(options: {
   content: Omit<AuditEntry, "hash" | "prevHash">;
   prevHash: string;
 }): Promise<AuditEntry> {
-  const { db, content, prevHash } = options;
-  const hash = auditRowHash({ prevHash, entry: content });
+  const [row] = await writeRows({ db: options.db, contents: [options.content], prevHash: options.prevHash });
+  return row as AuditEntry;
+}
+
+/**
+ * Inserts rows chained one to the next from `prevHash`, in one statement, and moves the head to the last
+ * (inside the caller's locked transaction): a batch costs the same few queries whatever its size.
+ */
+async function writeRows(options: {
+  db: Kysely<AuditTables>;
+  contents: readonly Omit<AuditEntry, "hash" | "prevHash">[];
+  prevHash: string;
+}): Promise<AuditEntry[]> {
+  const { db, contents } = options;
+  let prevHash = options.prevHash;
+  const rows = contents.map((content) => {
+    const row = { ...content, hash: auditRowHash({ prevHash, entry: content }), prevHash };
+    prevHash = row.hash;
+    return row;
+  });
+  const last = rows.at(-1);
+  if (!last) return [];
   await db
     .insertInto("warden_audit_entries")
-    .values({
-      seq: content.seq,
-      id: content.id,
-      kind: content.kind,
-      at: content.at,
-      policy: content.policy,
-      policy_version: content.policyVersion,
-      engine: content.engine,
-      verdict: content.verdict,
-      allowed: content.allowed ? 1 : 0,
-      rules: JSON.stringify(content.rules),
-      explanation: content.explanation,
-      caller: content.caller,
-      latency_ms: content.latencyMs,
-      subject_digest: content.subjectDigest,
-      subject: content.subject === undefined ? null : JSON.stringify(content.subject),
-      approval_id: content.approvalId ?? null,
-      face: content.face,
-      prev_hash: prevHash,
-      hash,
-    })
+    .values(
+      rows.map((row) => ({
+        seq: row.seq,
+        id: row.id,
+        kind: row.kind,
+        at: row.at,
+        policy: row.policy,
+        policy_version: row.policyVersion,
+        engine: row.engine,
+        verdict: row.verdict,
+        allowed: row.allowed ? 1 : 0,
+        rules: JSON.stringify(row.rules),
+        explanation: row.explanation,
+        caller: row.caller,
+        latency_ms: row.latencyMs,
+        subject_digest: row.subjectDigest,
+        subject: row.subject === undefined ? null : JSON.stringify(row.subject),
+        approval_id: row.approvalId ?? null,
+        face: row.face,
+        prev_hash: row.prevHash,
+        hash: row.hash,
+      })),
+    )
     .execute();
   await db
     .updateTable("warden_audit_head")
-    .set({ head_seq: content.seq, head_hash: hash })
+    .set({ head_seq: last.seq, head_hash: last.hash })
     .where("id", "=", 1)
     .execute();
-  return { ...content, hash, prevHash };
+  return rows;
 }
 
 export async function readHead(options: { db: Kysely<AuditTables> }): Promise<AuditHead> {

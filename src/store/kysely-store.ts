@@ -12,6 +12,7 @@ import { type ApprovalRow, type ApprovalTables, approvalQueries } from "./approv
 import type { AuditEntryRow, AuditHeadRow } from "./audit-queries.js";
 import * as audit from "./audit-queries.js";
 import { demonstrationContentHash } from "./content-hash.js";
+import { createGroupCommit } from "./group-commit.js";
 import {
   appendStepLocked,
   insertSession,
@@ -23,7 +24,15 @@ import {
   selectSession,
   selectSessionSteps,
 } from "./session-queries.js";
-import type { ApiKey, Demonstration, NewDemonstration, Store, Workflow } from "./store.js";
+import type {
+  ApiKey,
+  AuditEntry,
+  Demonstration,
+  NewAuditEntry,
+  NewDemonstration,
+  Store,
+  Workflow,
+} from "./store.js";
 import {
   ApiKeyHashSchema,
   ApiKeyNameSchema,
@@ -134,6 +143,9 @@ export function createKyselyStore(options: {
     options.lockedTransaction({ key: o.key, run: (trx) => o.run(asAudit(trx)) });
   // Sound: StoreTables holds the audit tables; Kysely's types are invariant in their tables.
   const auditDb = asAudit(db);
+  const auditCommit = createGroupCommit<NewAuditEntry, AuditEntry>({
+    write: (entries) => audit.appendAuditEntries({ lockedTransaction: auditLocked, entries }),
+  });
 
   const duplicate = (kind: "demonstration" | "workflow", id: string) =>
     new WardenError({
@@ -384,10 +396,10 @@ export function createKyselyStore(options: {
     },
     finishSession: ({ id }) => guard("finishing a session", () => markSessionFinished({ db: sessions, id })),
     // ---- audit log (h1): queries in audit-queries.ts ----
+    // Validated on arrival (a bad entry is refused alone), then group-committed with whatever else arrived
+    // while the last write was in flight: one transaction per batch, each caller answered after it commits.
     appendAuditEntry: ({ entry }) =>
-      guard("appending an audit entry", () =>
-        audit.appendAuditEntry({ lockedTransaction: auditLocked, entry }),
-      ),
+      guard("appending an audit entry", async () => auditCommit.append(audit.parseAuditEntry({ entry }))),
     listAuditEntries: ({ limit, before } = {}) =>
       guard("listing audit entries", () => audit.listAuditEntries({ db: auditDb, limit, before })),
     getAuditEntry: ({ id }) =>

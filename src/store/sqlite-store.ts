@@ -14,7 +14,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type Database from "better-sqlite3";
-import { Kysely, SqliteDialect, sql } from "kysely";
+import { Kysely, type SqliteDatabase, SqliteDialect, sql } from "kysely";
 import { z } from "zod";
 import { toWardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
@@ -54,7 +54,9 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   } catch (error) {
     throw toWardenError({ error, code: "STORE_ERROR", message: `cannot open SQLite database ${path}` });
   }
-  const db = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<StoreTables>({
+    dialect: new SqliteDialect({ database: preparedOnce({ database }) }),
+  });
   try {
     await migrateSqlite({ db });
   } catch (error) {
@@ -95,6 +97,32 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
  * request), so it is read at most once per turn of the event loop: the requests answered in one turn were
  * all being read when it was, and a commit elsewhere counts from the next turn.
  */
+/** Statements kept per database; past this many distinct texts the cache starts over. */
+const STATEMENT_CACHE_SIZE = 512;
+
+/**
+ * The database as Kysely's SQLite driver sees it, with each SQL text prepared once: the driver prepares
+ * every query it runs, and preparing cost more than running on the audit log's hot path (a few
+ * statements per decision). Kysely runs statements one at a time on this connection (.all / .run, no
+ * streaming here), so a cached statement is never in use twice at once.
+ */
+function preparedOnce(options: { database: Database.Database }): SqliteDatabase {
+  const { database } = options;
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => database.close(),
+    prepare: (text: string) => {
+      let statement = statements.get(text);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement as unknown as ReturnType<SqliteDatabase["prepare"]>;
+    },
+  };
+}
+
 function changeMarkFor(options: { database: Database.Database }): () => string {
   const versionOf = options.database.prepare("pragma data_version").pluck(true);
   const changesOf = options.database.prepare("select total_changes()").pluck(true);
