@@ -152,7 +152,9 @@ function useDefences(options: { app: Hono<AppEnv>; options: WardenAppOptions }):
       origin: header("origin"),
       fetchSite: header("sec-fetch-site"),
       allowed: corsOrigins,
-      self: `http://${host ?? urlHost}`,
+      // Our own origin only when the Host was checked against named hosts: with "*" any rebound DNS name
+      // passes that check, so a page's origin naming the Host proves nothing (--cors-origin then names it).
+      ...(allowedHosts === "*" ? {} : { self: `http://${host ?? urlHost}` }),
     });
   };
   const identify = async (c: Context<AppEnv>) => {

@@ -142,6 +142,38 @@ describe("red team: DNS rebinding (Host)", () => {
   });
 });
 
+describe("red team: the service's own origin", () => {
+  it("admits its own page's requests, but not a rebound page's when any Host is answered (*)", async () => {
+    const { port } = await start();
+    const own = await raw({
+      port,
+      method: "POST",
+      path: "/v1/check",
+      headers: { ...JSON_TYPE, host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` },
+      body: deleteHome,
+    });
+    expect(own.status).toBe(200);
+    await server?.close();
+    // With --allowed-host '*' the Host check is off, so a page whose DNS name was rebound to the
+    // service arrives with Host and Origin naming itself: its origin must still be foreign.
+    const open = await start({ allowedHosts: ["*"] });
+    const rebound = await raw({
+      port: open.port,
+      method: "POST",
+      path: "/v1/check",
+      headers: {
+        ...JSON_TYPE,
+        host: `rebound.example:${open.port}`,
+        origin: `http://rebound.example:${open.port}`,
+      },
+      body: deleteHome,
+    });
+    expect(rebound.status).toBe(403);
+    expect(errorOf(rebound).details).toMatchObject({ reason: "origin-not-allowed" });
+    expect(await checksServed(open.port)).toBe(0);
+  });
+});
+
 describe("red team: requests a web page can send without a preflight", () => {
   it("refuses text/plain, form and untyped POSTs with 415 naming application/json, and runs no check", async () => {
     const { port } = await start();
