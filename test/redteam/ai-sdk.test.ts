@@ -14,53 +14,15 @@ import { allowDecision } from "../../src/core/decision.js";
 import type { Guard } from "../../src/guard.js";
 import { guardTools, WardenToolDeniedError } from "../../src/integrations/ai-sdk/index.js";
 import { refusalOutput } from "../../src/integrations/ai-sdk/refusal-output.js";
+import { SECRETS_POLICY } from "../support/secrets-policy.js";
 import { type InlinePolicy, useGuardPool } from "./redteam.fixture.js";
 
 const pool = useGuardPool();
 
 type ToolCallInput = Parameters<Guard["checkToolCall"]>[0];
 
-/** Never send email once a secret was read (a temporal rule over the run's steps). */
-const secrets: InlinePolicy = {
-  name: "redteam-ai-sdk-secrets",
-  rules: {
-    vocabulary: { actions: ["secrets.read", "email.send", "web.fetch"] },
-    toolRules: [
-      { id: "allow-read", tool: "secrets.read", effect: "allow", message: "Reading is fine" },
-      { id: "allow-send", tool: "email.send", effect: "allow", message: "Sending is fine" },
-      { id: "allow-fetch", tool: "web.fetch", effect: "allow", message: "Fetching is fine" },
-      {
-        id: "deny-read-prod",
-        tool: "secrets.read",
-        effect: "deny",
-        message: "Production secrets are off limits",
-        when: { field: "args.name", op: "eq", value: "prod" },
-      },
-    ],
-    toolDefault: "deny",
-    predicates: [
-      {
-        name: "reads",
-        kind: "action",
-        description: "reads a secret",
-        binding: { kind: "condition", when: { field: "action", op: "eq", value: "secrets.read" } },
-      },
-      {
-        name: "sends",
-        kind: "action",
-        description: "sends an email",
-        binding: { kind: "condition", when: { field: "action", op: "eq", value: "email.send" } },
-      },
-    ],
-    temporalRules: [
-      {
-        id: "no-send-after-secret",
-        formula: "G(reads -> G !sends)",
-        description: "Never send email after reading a secret",
-      },
-    ],
-  },
-};
+/** Never send email once a secret was read (a temporal rule over the run's steps): the shared test policy. */
+const secrets: InlinePolicy = { name: "redteam-ai-sdk-secrets", rules: SECRETS_POLICY.rules };
 
 function ranTools(ran: string[]) {
   const make = (name: string) =>

@@ -1,6 +1,7 @@
 /**
  * A small policy with tool rules and a temporal rule (never send email once a secret was read), for the
- * tests of server-side sessions: written to a file so a server (or a `warden serve` child) can load it.
+ * tests of server-side sessions (written to a file so a server or a `warden serve` child can load it) and
+ * the AI SDK red team (its rules inline).
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
