@@ -49,6 +49,10 @@ interface TargetOptions {
   dir: string;
   /** The audit log (default on, as in `warden serve`; false as with `--no-audit`). */
   audit?: boolean;
+  /** Ablations for profiling (default on, as `warden serve` runs): the approval queue, /metrics, the request log. */
+  approvals?: boolean;
+  metrics?: boolean;
+  requestLog?: boolean;
 }
 
 async function startHono(): Promise<{ from: string; url: string; close(): Promise<void> }> {
@@ -82,11 +86,12 @@ async function startWarden(
     policyRefs: [options.policy],
     port: 0,
     host: "127.0.0.1",
-    logger: serverModule.createServerLogger({ level: "info" }),
+    logger: options.requestLog === false ? false : serverModule.createServerLogger({ level: "info" }),
+    ...(options.metrics === false ? { metrics: false as const } : {}),
     // As `warden serve` runs by default: every decision is answered after its audit row is committed,
     // and an ask becomes an approval in the same store.
     ...(options.audit === false ? {} : { auditStore: keyStore }),
-    approvals: { store: keyStore },
+    ...(options.approvals === false ? {} : { approvals: { store: keyStore } }),
     reviewPage: true,
   });
   return {

@@ -35,6 +35,11 @@ const OptionsSchema = z.object({
   cpuProfDir: z.string().min(1).optional(),
   /** The audit log on the Warden target: on (default, as `warden serve` runs) or off (`--no-audit`). */
   audit: z.boolean().default(true),
+  /** Ablations of the Warden target for profiling (each default on, as `warden serve` runs). */
+  ablate: z
+    .object({ approvals: z.boolean(), metrics: z.boolean(), requestLog: z.boolean() })
+    .partial()
+    .default({}),
 });
 export type BenchServeOptions = z.input<typeof OptionsSchema>;
 
@@ -137,6 +142,7 @@ async function startTarget(options: {
   policy: string;
   cpuProfDir?: string;
   audit?: boolean;
+  ablate?: { approvals?: boolean; metrics?: boolean; requestLog?: boolean };
 }): Promise<Target> {
   const { kind, dir } = options;
   const prof =
@@ -153,7 +159,7 @@ async function startTarget(options: {
       "tsx",
       join(here, "serve-target.ts"),
       kind,
-      JSON.stringify({ policy: options.policy, dir, audit: options.audit !== false }),
+      JSON.stringify({ policy: options.policy, dir, audit: options.audit !== false, ...options.ablate }),
     ],
     { stdio: ["ignore", "pipe", log] },
   );
@@ -260,6 +266,7 @@ export async function benchServe(input: BenchServeOptions = {}): Promise<BenchSe
       dir,
       policy: o.policy,
       audit: o.audit,
+      ablate: o.ablate,
       ...(o.cpuProfDir ? { cpuProfDir: o.cpuProfDir } : {}),
     });
     const running = { hono: targets.hono, warden: targets.warden };

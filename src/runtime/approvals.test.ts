@@ -3,6 +3,9 @@
  * is queued (never a deny, an allow or a fail-closed failure); the approved question is allowed once for
  * the caller that asked; the desk's wait wakes at once on a decision made in this process.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Decision, denyDecision, failureDecision } from "../core/decision.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
@@ -31,6 +34,23 @@ function stubService(answer: () => Decision): GuardService {
     stats: () => ({}) as ReturnType<GuardService["stats"]>,
     close: async () => undefined,
   };
+}
+
+/** The store with its approval reads counted (and, when asked, without its approvals mark). */
+function countingReads(inner: Store, options: { withoutMark?: boolean } = {}) {
+  let count = 0;
+  const counted: Store = Object.create(inner);
+  counted.useApproval = (o) => {
+    count++;
+    return inner.useApproval(o);
+  };
+  counted.findPendingApproval = (o) => {
+    count++;
+    return inner.findPendingApproval(o);
+  };
+  if (options.withoutMark) counted.approvalsMark = undefined;
+  else if (inner.approvalsMark) counted.approvalsMark = () => inner.approvalsMark!();
+  return { counted, reads: () => count };
 }
 
 let store: Store | undefined;
@@ -91,6 +111,67 @@ describe("withApprovals", () => {
     });
     expect(again).toMatchObject({ verdict: "allow", allowed: true, output: "merging #12", approval: { id } });
     expect((await service.check({ policy: "p", subject })).verdict).toBe("ask");
+  });
+
+  it("answers a repeated ask from its index without reading the store, and never outlives a decision", async () => {
+    store = await createSqliteStore({ path: ":memory:" });
+    const { counted, reads } = countingReads(store);
+    const service = withApprovals({ service: stubService(() => ask), store: counted, ttlMs: 60_000 });
+    const first = await service.check({ policy: "p", subject });
+    const readsAfterFirst = reads();
+    const second = await service.check({ policy: "p", subject });
+    expect(second.approval).toEqual(first.approval);
+    expect(reads()).toBe(readsAfterFirst);
+    // Another question is not answered from the index.
+    await service.check({ policy: "p", subject: { ...subject, output: "merging #13" } });
+    expect(reads()).toBeGreaterThan(readsAfterFirst);
+    await createApprovalDesk({ store: counted, pollMs: 10_000 }).decide({
+      id: first.approval!.id,
+      decision: "approve",
+      by: "alice",
+      caller: { name: "cli", scopes: ["approvals:write"] },
+    });
+    expect(await service.check({ policy: "p", subject })).toMatchObject({ verdict: "allow" });
+    expect((await service.check({ policy: "p", subject })).verdict).toBe("ask");
+  });
+
+  it("sees a decision made through another connection (another process) from the next turn", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-approvals-"));
+    const path = join(dir, "warden.db");
+    store = await createSqliteStore({ path });
+    const elsewhere = await createSqliteStore({ path });
+    try {
+      const service = withApprovals({ service: stubService(() => ask), store, ttlMs: 60_000 });
+      const first = await service.check({ policy: "p", subject });
+      await service.check({ policy: "p", subject });
+      await elsewhere.decideApproval({ id: first.approval!.id, decision: "approve", by: "bob" });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await service.check({ policy: "p", subject })).toMatchObject({
+        verdict: "allow",
+        approval: { id: first.approval!.id, status: "approved" },
+      });
+    } finally {
+      await elsewhere.close();
+      await store.close();
+      store = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads the store on every ask where the store has no approvals mark, and past a pending one's time", async () => {
+    store = await createSqliteStore({ path: ":memory:" });
+    const { counted, reads } = countingReads(store, { withoutMark: true });
+    const service = withApprovals({ service: stubService(() => ask), store: counted, ttlMs: 60_000 });
+    await service.check({ policy: "p", subject });
+    const once = reads();
+    await service.check({ policy: "p", subject });
+    expect(reads()).toBe(2 * once);
+
+    const brief = withApprovals({ service: stubService(() => ask), store, ttlMs: 30 });
+    const first = await brief.check({ policy: "p", subject: { ...subject, output: "brief" } });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const later = await brief.check({ policy: "p", subject: { ...subject, output: "brief" } });
+    expect(later.approval?.id).not.toBe(first.approval?.id);
   });
 
   it("refuses a ttl that is not a positive whole number", async () => {

@@ -57,6 +57,47 @@ function approvedDecision(options: { decision: Decision; approval: Approval; out
   };
 }
 
+const asPending = (o: { decision: Decision; approval: Approval }): Decision => ({
+  ...o.decision,
+  approval: { id: o.approval.id, status: "pending", expiresAt: o.approval.expiresAt },
+});
+
+/** Questions remembered at most (past this the index starts over: a miss only costs a store read). */
+const PENDING_INDEX_SIZE = 10_000;
+
+/**
+ * The pending approval each recent question got, valid while the store's approvals mark stays what it
+ * was when the store was read: an ask repeated while its approval waits is answered without reading the
+ * store (a read and a write transaction per ask were most of an ask's cost in the HTTP service). Only
+ * pending approvals are kept, so the index can never produce an allow: an approve or a use, here or in
+ * any other process, moves the mark and empties it, and the next ask reads the store again. The mark is
+ * read before the store is, so a decision made while the store was being read moves it too. Without a
+ * mark (a backend that cannot tell cheaply) nothing is kept.
+ */
+function pendingIndex(options: { store: ApprovalStore }) {
+  const { store } = options;
+  const entries = new Map<string, Approval>();
+  let entriesMark: string | undefined;
+  const keyOf = (q: { policy: string; subjectDigest: string; caller: string }) =>
+    `${q.policy}\u0000${q.subjectDigest}\u0000${q.caller}`;
+  return {
+    mark: (): string | undefined => store.approvalsMark?.(),
+    get(o: { question: Parameters<typeof keyOf>[0]; mark: string | undefined }): Approval | undefined {
+      if (o.mark === undefined || o.mark !== entriesMark) return undefined;
+      const approval = entries.get(keyOf(o.question));
+      return approval && Date.parse(approval.expiresAt) > Date.now() ? approval : undefined;
+    },
+    set(o: { question: Parameters<typeof keyOf>[0]; mark: string | undefined; approval: Approval }): void {
+      if (o.mark === undefined) return;
+      if (o.mark !== entriesMark || entries.size >= PENDING_INDEX_SIZE) {
+        entries.clear();
+        entriesMark = o.mark;
+      }
+      entries.set(keyOf(o.question), o.approval);
+    },
+  };
+}
+
 export function withApprovals(options: {
   service: GuardService;
   store: ApprovalStore;
@@ -73,6 +114,8 @@ export function withApprovals(options: {
     });
   }
 
+  const known = pendingIndex({ store });
+
   /** An ask queued, or allowed by an approval of the same question; every other decision unchanged. */
   const settle = async (o: {
     decision: Decision;
@@ -88,6 +131,9 @@ export function withApprovals(options: {
       subjectDigest: subjectDigest({ subject: o.question }),
       caller: callerName(o.caller),
     };
+    const mark = known.mark();
+    const cached = known.get({ question: asked, mark });
+    if (cached) return asPending({ decision, approval: cached });
     const used = await store.useApproval(asked);
     if (used) return approvedDecision({ decision, approval: used, output: o.output });
     const pending =
@@ -102,7 +148,8 @@ export function withApprovals(options: {
           expiresAt: new Date(Date.now() + ttlMs).toISOString(),
         },
       }));
-    return { ...decision, approval: { id: pending.id, status: "pending", expiresAt: pending.expiresAt } };
+    known.set({ question: asked, mark, approval: pending });
+    return asPending({ decision, approval: pending });
   };
 
   return {

@@ -39,7 +39,7 @@ export function createGroupCommit<I, O>(options: {
       queue = queue.slice(batch.length);
       try {
         const results = await options.write(batch.map((w) => w.item));
-        batch.forEach((w, i) => w.resolve(results[i] as O));
+        for (const [i, w] of batch.entries()) w.resolve(results[i] as O);
       } catch (error) {
         for (const w of batch) w.reject(error);
       }

@@ -26,6 +26,7 @@ import {
 } from "./session-queries.js";
 import type {
   ApiKey,
+  ApprovalStore,
   AuditEntry,
   Demonstration,
   NewAuditEntry,
@@ -120,6 +121,12 @@ export function createKyselyStore(options: {
   close: () => Promise<void>;
   /** The backend's change mark (Store.changeMark), when it has a cheap one. */
   changeMark?: () => string;
+  /**
+   * A mark that moves whenever another connection or process commits (not for this store's own writes),
+   * when the backend has a cheap one: with this store's own count of approval decisions and uses it makes
+   * Store.approvalsMark.
+   */
+  otherWritersMark?: () => string;
 }): Store {
   const { db, backend } = options;
   // The session queries see only their own tables (StoreTables holds them).
@@ -154,10 +161,16 @@ export function createKyselyStore(options: {
       details: { fields: [`${kind}.id`] },
     });
 
+  // Approvals (issue 14, h2): ./approval-queries.ts, with the mark of their decisions and uses.
+  // Sound: StoreTables holds the approvals table; Kysely's types are invariant in their tables.
+  const approvals = markedApprovals({
+    store: approvalQueries({ db: db as unknown as Kysely<ApprovalTables>, guard }),
+    ...(options.otherWritersMark ? { otherWritersMark: options.otherWritersMark } : {}),
+    closed: () => closed,
+  });
+
   return {
-    // Approvals (issue 14, h2).
-    // Sound: StoreTables holds the approvals table; Kysely's types are invariant in their tables.
-    ...approvalQueries({ db: db as unknown as Kysely<ApprovalTables>, guard }),
+    ...approvals,
 
     async addDemonstration({ demonstration }) {
       const d = parseNewDemonstration({ demonstration });
@@ -430,6 +443,46 @@ export function createKyselyStore(options: {
 
 function asAudit(db: Kysely<StoreTables>): Kysely<audit.AuditTables> {
   return db as unknown as Kysely<audit.AuditTables>;
+}
+
+/**
+ * The approval queries with Store.approvalsMark where the backend can tell what other connections
+ * committed: that mark with this store's own count of decisions and uses, bumped when each one finishes
+ * (a reader that read the mark before it sees a new one after). Creations are not counted: a new pending
+ * approval never makes what a reader holds about other questions wrong.
+ */
+function markedApprovals(options: {
+  store: ApprovalStore;
+  otherWritersMark?: () => string;
+  closed: () => boolean;
+}): ApprovalStore {
+  const { store, otherWritersMark } = options;
+  if (!otherWritersMark) return store;
+  let ownChanges = 0;
+  // Counted when it finishes having changed something (or failed, which may have): a use that found
+  // nothing changed nothing, and counting it would empty withApprovals' index on every new ask.
+  const counted =
+    <A, R>(o: { run: (a: A) => Promise<R>; changed: (r: R) => boolean }) =>
+    async (a: A): Promise<R> => {
+      let result: R;
+      try {
+        result = await o.run(a);
+      } catch (error) {
+        ownChanges++;
+        throw error;
+      }
+      if (o.changed(result)) ownChanges++;
+      return result;
+    };
+  return {
+    ...store,
+    decideApproval: counted({ run: (a) => store.decideApproval(a), changed: (r) => r?.decided === true }),
+    useApproval: counted({ run: (a) => store.useApproval(a), changed: (r) => r !== undefined }),
+    approvalsMark: changeMarkOf({
+      read: () => `${otherWritersMark()}:${ownChanges}`,
+      closed: options.closed,
+    }),
+  };
 }
 
 /** A closed store's mark never repeats, so a reader asks the store and hears that it is closed. */

@@ -63,6 +63,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     await db.destroy().catch(() => undefined);
     throw toWardenError({ error, code: "STORE_ERROR", message: `cannot migrate SQLite database ${path}` });
   }
+  const othersMark = otherWritersMarkFor({ database });
   return createKyselyStore({
     db,
     backend: "SQLite",
@@ -85,18 +86,11 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
         }
       }),
     close: () => db.destroy(),
-    changeMark: changeMarkFor({ database }),
+    changeMark: changeMarkFor({ database, othersMark }),
+    otherWritersMark: othersMark,
   });
 }
 
-/**
- * The store's change mark: SQLite's data_version, which moves when another connection (another store or
- * process, `warden keys` included) commits, with this connection's own count of changed rows, which
- * data_version does not count. The count is read on every call (a microsecond); data_version needs a read
- * transaction (file locks: several µs, a few percent of a request in the HTTP service, which asks on every
- * request), so it is read at most once per turn of the event loop: the requests answered in one turn were
- * all being read when it was, and a commit elsewhere counts from the next turn.
- */
 /** Statements kept per database; past this many distinct texts the cache starts over. */
 const STATEMENT_CACHE_SIZE = 512;
 
@@ -123,9 +117,25 @@ function preparedOnce(options: { database: Database.Database }): SqliteDatabase 
   };
 }
 
-function changeMarkFor(options: { database: Database.Database }): () => string {
-  const versionOf = options.database.prepare("pragma data_version").pluck(true);
+/**
+ * The store's change mark: what other connections committed (data_version, below) with this connection's
+ * own count of changed rows, which data_version does not count (read on every call, a microsecond).
+ */
+function changeMarkFor(options: { database: Database.Database; othersMark: () => string }): () => string {
+  const { othersMark } = options;
   const changesOf = options.database.prepare("select total_changes()").pluck(true);
+  return () => `${othersMark()}:${changesOf.get() as number}`;
+}
+
+/**
+ * SQLite's data_version: it moves when another connection (another store or process, `warden keys` and
+ * `warden approvals` included) commits, never for this connection's own writes. Reading it takes a read
+ * transaction (file locks: several µs), so it is read at most once per turn of the event loop: the
+ * requests answered in one turn were all being read when it was, and a commit elsewhere counts from the
+ * next turn.
+ */
+function otherWritersMarkFor(options: { database: Database.Database }): () => string {
+  const versionOf = options.database.prepare("pragma data_version").pluck(true);
   let version: number | undefined;
   const forget = () => {
     version = undefined;
@@ -135,7 +145,7 @@ function changeMarkFor(options: { database: Database.Database }): () => string {
       version = versionOf.get() as number;
       setImmediate(forget);
     }
-    return `${version}:${changesOf.get() as number}`;
+    return String(version);
   };
 }
 

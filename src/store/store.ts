@@ -235,6 +235,13 @@ export interface ApprovalStore {
    * approval is used once, by one caller, even with concurrent re-checks across processes.
    */
   useApproval(options: ApprovalQuestion): Promise<Approval | undefined>;
+  /**
+   * A mark that differs from the last one read whenever an approval may have been decided or used since,
+   * by this store or by any other connection or process (creations elsewhere move it too); absent where
+   * the backend cannot tell cheaply. Lets withApprovals answer a repeated ask with the pending approval it
+   * found last, without reading the store, and never miss an approval made since.
+   */
+  approvalsMark?(): string;
 }
 
 export interface Store extends ApprovalStore {
