@@ -79,16 +79,19 @@ const NewAuditEntrySchema = z.object({
   face: Short,
 });
 
+/** An entry parseAuditEntry accepted: only those reach the chain. */
+export type ParsedAuditEntry = NewAuditEntry & { readonly parsed: unique symbol };
+
 /**
  * Appends rows, in order, in one locked transaction: each chained to the one before, the head moved to
- * the last. Every entry is validated before the transaction, so a bad one is refused alone (the store's
- * group commit validates each entry as it arrives, see kysely-store.ts).
+ * the last. Entries are validated before they get here (parseAuditEntry, as each arrives at the store's
+ * group commit, see kysely-store.ts), so a bad one is refused alone and none is validated twice.
  */
 export async function appendAuditEntries(options: {
   lockedTransaction: LockedTransaction;
-  entries: readonly NewAuditEntry[];
+  entries: readonly ParsedAuditEntry[];
 }): Promise<AuditEntry[]> {
-  const parsed = options.entries.map((entry) => parseAuditEntry({ entry }));
+  const parsed = options.entries;
   return options.lockedTransaction({
     key: AUDIT_LOCK,
     run: async (trx) => {
@@ -100,9 +103,10 @@ export async function appendAuditEntries(options: {
 }
 
 /** One new entry, validated, its subject passed through JSON so the hash covers it as it reads back. */
-export function parseAuditEntry(options: { entry: NewAuditEntry }): NewAuditEntry {
+export function parseAuditEntry(options: { entry: NewAuditEntry }): ParsedAuditEntry {
   const e = parseWith({ schema: NewAuditEntrySchema, value: options.entry, what: "audit entry" });
-  return e.subject === undefined ? e : { ...e, subject: JSON.parse(JSON.stringify(e.subject)) as unknown };
+  const entry = e.subject === undefined ? e : { ...e, subject: JSON.parse(JSON.stringify(e.subject)) };
+  return entry as ParsedAuditEntry;
 }
 
 /** The row's content at chain position `seq`, "" / [] / 0 where the entry says nothing. */

@@ -29,7 +29,6 @@ import type {
   ApprovalStore,
   AuditEntry,
   Demonstration,
-  NewAuditEntry,
   NewDemonstration,
   Store,
   Workflow,
@@ -150,7 +149,7 @@ export function createKyselyStore(options: {
     options.lockedTransaction({ key: o.key, run: (trx) => o.run(asAudit(trx)) });
   // Sound: StoreTables holds the audit tables; Kysely's types are invariant in their tables.
   const auditDb = asAudit(db);
-  const auditCommit = createGroupCommit<NewAuditEntry, AuditEntry>({
+  const auditCommit = createGroupCommit<audit.ParsedAuditEntry, AuditEntry>({
     write: (entries) => audit.appendAuditEntries({ lockedTransaction: auditLocked, entries }),
   });
 

@@ -9,17 +9,27 @@ import { CALLER_SCOPES } from "../core/caller.js";
 import { parseWith } from "../core/validate.js";
 import type { NewApiKey, NewDemonstration, NewWorkflow } from "./store.js";
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** String#isWellFormed (ES2024; in V8 since Node 20.0), which the project's `lib` setting predates. */
+type WellFormedCheck = string & { isWellFormed(): boolean };
 
-/** Text any backend can store and return unchanged. */
-export const StorableTextSchema = z
-  .string()
-  .refine((s) => !s.includes("\u0000"), {
-    message: "contains a NUL character (U+0000), which cannot be stored",
-  })
-  .refine((s) => !LONE_SURROGATE.test(s), {
-    message: "contains a lone UTF-16 surrogate, which cannot be stored as UTF-8",
-  });
+/** Text any backend can store and return unchanged (String#isWellFormed: no lone UTF-16 surrogate). */
+export const StorableTextSchema = z.string().check((ctx) => {
+  const text = ctx.value;
+  // One refinement, native scans: this runs on every text field of every audit row the service writes.
+  if (text.includes("\u0000")) {
+    ctx.issues.push({
+      code: "custom",
+      input: text,
+      message: "contains a NUL character (U+0000), which cannot be stored",
+    });
+  } else if (!(text as WellFormedCheck).isWellFormed()) {
+    ctx.issues.push({
+      code: "custom",
+      input: text,
+      message: "contains a lone UTF-16 surrogate, which cannot be stored as UTF-8",
+    });
+  }
+});
 
 const NameSchema = StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(500));
 const IdSchema = StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(200));
