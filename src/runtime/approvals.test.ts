@@ -48,8 +48,8 @@ function countingReads(inner: Store, options: { withoutMark?: boolean } = {}) {
     count++;
     return inner.findPendingApproval(o);
   };
-  if (options.withoutMark) counted.approvalsMark = undefined;
-  else if (inner.approvalsMark) counted.approvalsMark = () => inner.approvalsMark!();
+  if (options.withoutMark) counted.changeMark = undefined;
+  else if (inner.changeMark) counted.changeMark = (o) => inner.changeMark!(o);
   return { counted, reads: () => count };
 }
 

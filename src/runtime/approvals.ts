@@ -57,6 +57,9 @@ function approvedDecision(options: { decision: Decision; approval: Approval; out
   };
 }
 
+/** The approval queue, with the store's change mark where it has one (Store.changeMark). */
+export type MarkedApprovalStore = ApprovalStore & Pick<Store, "changeMark">;
+
 const asPending = (o: { decision: Decision; approval: Approval }): Decision => ({
   ...o.decision,
   approval: { id: o.approval.id, status: "pending", expiresAt: o.approval.expiresAt },
@@ -66,7 +69,7 @@ const asPending = (o: { decision: Decision; approval: Approval }): Decision => (
 const PENDING_INDEX_SIZE = 10_000;
 
 /**
- * The pending approval each recent question got, valid while the store's approvals mark stays what it
+ * The pending approval each recent question got, valid while the store's change mark of approvals stays what it
  * was when the store was read: an ask repeated while its approval waits is answered without reading the
  * store (a read and a write transaction per ask were most of an ask's cost in the HTTP service). Only
  * pending approvals are kept, so the index can never produce an allow: an approve or a use, here or in
@@ -74,14 +77,14 @@ const PENDING_INDEX_SIZE = 10_000;
  * read before the store is, so a decision made while the store was being read moves it too. Without a
  * mark (a backend that cannot tell cheaply) nothing is kept.
  */
-function pendingIndex(options: { store: ApprovalStore }) {
+function pendingIndex(options: { store: MarkedApprovalStore }) {
   const { store } = options;
   const entries = new Map<string, Approval>();
   let entriesMark: string | undefined;
   const keyOf = (q: { policy: string; subjectDigest: string; caller: string }) =>
     `${q.policy}\u0000${q.subjectDigest}\u0000${q.caller}`;
   return {
-    mark: (): string | undefined => store.approvalsMark?.(),
+    mark: (): string | undefined => store.changeMark?.({ area: "approvals" }),
     get(o: { question: Parameters<typeof keyOf>[0]; mark: string | undefined }): Approval | undefined {
       if (o.mark === undefined || o.mark !== entriesMark) return undefined;
       const approval = entries.get(keyOf(o.question));
@@ -100,7 +103,7 @@ function pendingIndex(options: { store: ApprovalStore }) {
 
 export function withApprovals(options: {
   service: GuardService;
-  store: ApprovalStore;
+  store: MarkedApprovalStore;
   /** How long an approval stays open (default 15 minutes). */
   ttlMs?: number;
 }): GuardService {

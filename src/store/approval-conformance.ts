@@ -83,31 +83,31 @@ export function describeApprovalConformance(options: { create: () => Promise<Sto
     expect(await a.useApproval(question)).toBeUndefined();
   });
 
-  it("approvals: the approvals mark, where there is one, moves on a decision and a use here or elsewhere, not on a creation or a use that found nothing", async () => {
+  it("approvals: the approvals change mark, where there is one, moves on a decision and a use here or elsewhere, not on a creation or a use that found nothing", async () => {
     const a = await create();
     const b = await create();
-    if (!a.approvalsMark) return; // optional: a backend without a cheap mark has none
+    if (!a.changeMark) return; // optional: a backend without a cheap mark has none
     const policy = `approvals-${randomUUID()}`;
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
     const approval = await a.createApproval({ approval: ask(policy) });
     const question = { policy, subjectDigest: approval.subjectDigest, caller: "agent" };
     await nextTurn();
-    const before = a.approvalsMark();
+    const before = a.changeMark({ area: "approvals" });
     await a.createApproval({ approval: ask(policy, { subjectDigest: digest("another") }) });
     expect(await a.useApproval(question)).toBeUndefined();
-    expect(a.approvalsMark()).toBe(before);
+    expect(a.changeMark({ area: "approvals" })).toBe(before);
     await a.decideApproval({ id: approval.id, decision: "approve", by: "alice" });
-    const decided = a.approvalsMark();
+    const decided = a.changeMark({ area: "approvals" });
     expect(decided).not.toBe(before);
     await a.useApproval(question);
-    expect(a.approvalsMark()).not.toBe(decided);
+    expect(a.changeMark({ area: "approvals" })).not.toBe(decided);
     // Another connection's decision shows from the next turn of the event loop.
     const other = await b.createApproval({ approval: ask(policy, { subjectDigest: digest("elsewhere") }) });
     await nextTurn();
-    const seen = a.approvalsMark();
+    const seen = a.changeMark({ area: "approvals" });
     await b.decideApproval({ id: other.id, decision: "deny", by: "bob" });
     await nextTurn();
-    expect(a.approvalsMark()).not.toBe(seen);
+    expect(a.changeMark({ area: "approvals" })).not.toBe(seen);
   });
 
   it("approvals: a denied approval is never used", async () => {

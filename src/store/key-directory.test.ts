@@ -85,10 +85,10 @@ describe("key directory", () => {
     await nextTurn();
     reads = 0;
     expect(await directory.authenticate({ token })).toMatchObject({ name: "agent", scopes: ["check"] });
-    // The first use is recorded (a write, so the mark moves once more); after that nothing changes.
+    // The first use is recorded (lastUsedAt, which does not move the keys mark): nothing is read again.
     await directory.authenticate({ token });
     expect(await directory.authenticate({ token })).toMatchObject({ name: "agent", scopes: ["check"] });
-    expect(reads).toBe(2);
+    expect(reads).toBe(1);
     await admin.revokeApiKey({ name: "agent" });
     await nextTurn();
     expect(await directory.authenticate({ token })).toBeUndefined();
@@ -101,21 +101,30 @@ describe("key directory", () => {
     await Promise.all([admin.close(), server.close()]);
   });
 
-  it("gives the SQLite store a change mark that moves on every write, from any connection", async () => {
+  it("gives the SQLite store a change mark of keys that moves on a key's creation or revocation, from any connection, and not on the audit log or lastUsedAt", async () => {
     const path = join(dir, "mark-moves.db");
     const a = await createSqliteStore({ path });
     const b = await createSqliteStore({ path });
-    const first = a.changeMark?.();
+    const mark = () => a.changeMark?.({ area: "keys" });
+    const first = mark();
     expect(first).toEqual(expect.any(String));
-    expect(a.changeMark?.()).toBe(first);
+    expect(mark()).toBe(first);
     await issueApiKey({ store: b, name: "x" });
     await nextTurn();
-    const second = a.changeMark?.();
+    const second = mark();
     expect(second).not.toBe(first);
+    const own = await issueApiKey({ store: a, name: "y" });
+    const third = mark();
+    expect(third).not.toBe(second);
+    await a.appendAuditEntry({
+      entry: { kind: "decision", policy: "p", verdict: "allow", allowed: true, face: "test" },
+    });
+    await a.markApiKeyUsed({ id: own.key.id });
+    expect(mark()).toBe(third);
     await a.revokeApiKey({ name: "x" });
-    expect(a.changeMark?.()).not.toBe(second);
+    expect(mark()).not.toBe(third);
     await Promise.all([a.close(), b.close()]);
-    expect(a.changeMark?.()).not.toBe(a.changeMark?.());
+    expect(mark()).not.toBe(mark());
   });
 
   it("issues distinct random tokens, stores only their hash, and defaults to the check scope", async () => {

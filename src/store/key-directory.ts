@@ -9,10 +9,10 @@
  * Once `hasKeys` has seen a key it stays true for the life of the directory: rows are never deleted
  * (revoking only marks them), so that fact cannot become stale. `hasKeys` counts revoked keys too:
  * revoking the last key must not quietly turn a keyed service back into an open one. Any other answer
- * (no keys yet; the caller behind a token) is reused only while the store's change mark (Store.changeMark)
- * stays what it was when the answer was read: any write to the store, by this process or another, moves
- * the mark, so a key created or revoked by `warden keys` counts on the next request a running server
- * reads (the SQLite store reads another process's commits once per event-loop turn: requests already
+ * (no keys yet; the caller behind a token) is reused only while the store's change mark of keys
+ * (Store.changeMark) stays what it was when the answer was read: a key created or revoked by this process,
+ * or any commit by another (`warden keys`), moves the mark, so it counts on the next request a running
+ * server reads (the audit log's rows and lastUsedAt do not move it) (the SQLite store reads another process's commits once per event-loop turn: requests already
  * being read in that turn are answered as before it). A store without a mark is read every time.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
@@ -98,7 +98,7 @@ export function createKeyDirectory(options: { store: Store }): KeyDirectory {
   let noKeysAt: string | undefined;
   /** Active keys by token hash, each with the change mark under which it was read. */
   const remembered = new Map<string, { at: string; key: ApiKey & { hash: string } }>();
-  const mark = store.changeMark ? () => store.changeMark?.() : () => undefined;
+  const mark = store.changeMark ? () => store.changeMark?.({ area: "keys" }) : () => undefined;
 
   /** The active key with that hash: what was read under the current mark, else the store's answer. */
   const activeKey = async (hash: string) => {
@@ -149,7 +149,15 @@ export function createKeyDirectory(options: { store: Store }): KeyDirectory {
  * past the interval tries again.
  */
 async function recordUse(options: { store: Store; key: ApiKey }): Promise<void> {
-  const last = options.key.lastUsedAt === undefined ? Number.NaN : Date.parse(options.key.lastUsedAt);
+  const { key } = options;
+  const previous = key.lastUsedAt;
+  const last = previous === undefined ? Number.NaN : Date.parse(previous);
   if (!Number.isNaN(last) && Date.now() - last < LAST_USED_EVERY_MS) return;
-  await options.store.markApiKeyUsed({ id: options.key.id }).catch(() => undefined);
+  // The remembered key carries the time too (the write does not move the keys mark, so the key is not
+  // read again): set first, so requests arriving during the write do not write as well.
+  key.lastUsedAt = new Date().toISOString();
+  await options.store.markApiKeyUsed({ id: key.id }).catch(() => {
+    if (previous === undefined) delete key.lastUsedAt;
+    else key.lastUsedAt = previous;
+  });
 }

@@ -26,8 +26,8 @@ import {
 } from "./session-queries.js";
 import type {
   ApiKey,
-  ApprovalStore,
   AuditEntry,
+  ChangeArea,
   Demonstration,
   NewDemonstration,
   Store,
@@ -118,12 +118,10 @@ export function createKyselyStore(options: {
   }) => Promise<T>;
   /** Releases the connection(s); called once. */
   close: () => Promise<void>;
-  /** The backend's change mark (Store.changeMark), when it has a cheap one. */
-  changeMark?: () => string;
   /**
    * A mark that moves whenever another connection or process commits (not for this store's own writes),
-   * when the backend has a cheap one: with this store's own count of approval decisions and uses it makes
-   * Store.approvalsMark.
+   * when the backend has a cheap one: with this store's own count of changes per area it makes
+   * Store.changeMark.
    */
   otherWritersMark?: () => string;
 }): Store {
@@ -160,16 +158,10 @@ export function createKyselyStore(options: {
       details: { fields: [`${kind}.id`] },
     });
 
-  // Approvals (issue 14, h2): ./approval-queries.ts, with the mark of their decisions and uses.
-  // Sound: StoreTables holds the approvals table; Kysely's types are invariant in their tables.
-  const approvals = markedApprovals({
-    store: approvalQueries({ db: db as unknown as Kysely<ApprovalTables>, guard }),
-    ...(options.otherWritersMark ? { otherWritersMark: options.otherWritersMark } : {}),
-    closed: () => closed,
-  });
-
-  return {
-    ...approvals,
+  const store: Store = {
+    // Approvals (issue 14, h2).
+    // Sound: StoreTables holds the approvals table; Kysely's types are invariant in their tables.
+    ...approvalQueries({ db: db as unknown as Kysely<ApprovalTables>, guard }),
 
     async addDemonstration({ demonstration }) {
       const d = parseNewDemonstration({ demonstration });
@@ -426,10 +418,6 @@ export function createKyselyStore(options: {
         audit.pruneAuditEntries({ lockedTransaction: auditLocked, olderThan, keep }),
       ),
 
-    ...(options.changeMark
-      ? { changeMark: changeMarkOf({ read: options.changeMark, closed: () => closed }) }
-      : {}),
-
     async close() {
       if (!closing) {
         closed = true;
@@ -438,6 +426,9 @@ export function createKyselyStore(options: {
       return closing;
     },
   };
+  return options.otherWritersMark
+    ? withChangeMarks({ store, otherWritersMark: options.otherWritersMark, closed: () => closed })
+    : store;
 }
 
 function asAudit(db: Kysely<StoreTables>): Kysely<audit.AuditTables> {
@@ -445,49 +436,57 @@ function asAudit(db: Kysely<StoreTables>): Kysely<audit.AuditTables> {
 }
 
 /**
- * The approval queries with Store.approvalsMark where the backend can tell what other connections
- * committed: that mark with this store's own count of decisions and uses, bumped when each one finishes
- * (a reader that read the mark before it sees a new one after). Creations are not counted: a new pending
- * approval never makes what a reader holds about other questions wrong.
+ * The store with Store.changeMark: what other connections committed (the backend's mark) with this
+ * store's own count of changes per area, bumped when each change finishes (a reader that read the mark
+ * before it sees a new one after). Counted: keys created or revoked, approvals decided or used; not
+ * lastUsedAt, a new pending approval or anything else this store writes (the audit log's rows above all,
+ * one per decision, which would otherwise empty every reader's memory on every request).
  */
-function markedApprovals(options: {
-  store: ApprovalStore;
-  otherWritersMark?: () => string;
+function withChangeMarks(options: {
+  store: Store;
+  otherWritersMark: () => string;
   closed: () => boolean;
-}): ApprovalStore {
+}): Store {
   const { store, otherWritersMark } = options;
-  if (!otherWritersMark) return store;
-  let ownChanges = 0;
-  // Counted when it finishes having changed something (or failed, which may have): a use that found
+  const own: Record<ChangeArea, number> = { keys: 0, approvals: 0 };
+  // Counted when it finishes having changed something, or failed (which may have): a use that found
   // nothing changed nothing, and counting it would empty withApprovals' index on every new ask.
   const counted =
-    <A, R>(o: { run: (a: A) => Promise<R>; changed: (r: R) => boolean }) =>
+    <A, R>(o: { area: ChangeArea; run: (a: A) => Promise<R>; changed: (r: R) => boolean }) =>
     async (a: A): Promise<R> => {
       let result: R;
       try {
         result = await o.run(a);
       } catch (error) {
-        ownChanges++;
+        own[o.area]++;
         throw error;
       }
-      if (o.changed(result)) ownChanges++;
+      if (o.changed(result)) own[o.area]++;
       return result;
     };
+  let afterClose = 0;
   return {
     ...store,
-    decideApproval: counted({ run: (a) => store.decideApproval(a), changed: (r) => r?.decided === true }),
-    useApproval: counted({ run: (a) => store.useApproval(a), changed: (r) => r !== undefined }),
-    approvalsMark: changeMarkOf({
-      read: () => `${otherWritersMark()}:${ownChanges}`,
-      closed: options.closed,
+    createApiKey: counted({ area: "keys", run: (a) => store.createApiKey(a), changed: () => true }),
+    revokeApiKey: counted({
+      area: "keys",
+      run: (a) => store.revokeApiKey(a),
+      changed: (r) => r !== undefined,
     }),
+    decideApproval: counted({
+      area: "approvals",
+      run: (a) => store.decideApproval(a),
+      changed: (r) => r?.decided === true,
+    }),
+    useApproval: counted({
+      area: "approvals",
+      run: (a) => store.useApproval(a),
+      changed: (r) => r !== undefined,
+    }),
+    // A closed store's mark never repeats, so a reader asks the store and hears that it is closed.
+    changeMark: ({ area }) =>
+      options.closed() ? `closed:${++afterClose}` : `${otherWritersMark()}:${own[area]}`,
   };
-}
-
-/** A closed store's mark never repeats, so a reader asks the store and hears that it is closed. */
-function changeMarkOf(options: { read: () => string; closed: () => boolean }): () => string {
-  let afterClose = 0;
-  return () => (options.closed() ? `closed:${++afterClose}` : options.read());
 }
 
 /** Inserts one validated demonstration (its content hash included) and returns the seq it was given. */

@@ -86,7 +86,6 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
         }
       }),
     close: () => db.destroy(),
-    changeMark: changeMarkFor({ database, othersMark }),
     otherWritersMark: othersMark,
   });
 }
@@ -115,16 +114,6 @@ function preparedOnce(options: { database: Database.Database }): SqliteDatabase 
       return statement as unknown as ReturnType<SqliteDatabase["prepare"]>;
     },
   };
-}
-
-/**
- * The store's change mark: what other connections committed (data_version, below) with this connection's
- * own count of changed rows, which data_version does not count (read on every call, a microsecond).
- */
-function changeMarkFor(options: { database: Database.Database; othersMark: () => string }): () => string {
-  const { othersMark } = options;
-  const changesOf = options.database.prepare("select total_changes()").pluck(true);
-  return () => `${othersMark()}:${changesOf.get() as number}`;
 }
 
 /**

@@ -235,14 +235,14 @@ export interface ApprovalStore {
    * approval is used once, by one caller, even with concurrent re-checks across processes.
    */
   useApproval(options: ApprovalQuestion): Promise<Approval | undefined>;
-  /**
-   * A mark that differs from the last one read whenever an approval may have been decided or used since,
-   * by this store or by any other connection or process (creations elsewhere move it too); absent where
-   * the backend cannot tell cheaply. Lets withApprovals answer a repeated ask with the pending approval it
-   * found last, without reading the store, and never miss an approval made since.
-   */
-  approvalsMark?(): string;
 }
+
+/**
+ * What a change mark watches: `keys` moves when a key is created or revoked (not when its lastUsedAt is
+ * rewritten), `approvals` when an approval is decided or used (a new pending one need not move it).
+ * Commits by any other connection or process move every area.
+ */
+export type ChangeArea = "keys" | "approvals";
 
 export interface Store extends ApprovalStore {
   /** Appends a demonstration; duplicate content is allowed (only a duplicate id is refused). */
@@ -280,12 +280,13 @@ export interface Store extends ApprovalStore {
   /** Sets the key's lastUsedAt to now (bookkeeping for `warden keys list`). */
   markApiKeyUsed(options: { id: string }): Promise<void>;
   /**
-   * A mark that differs from the last one read whenever the data may have changed in between, by this
-   * store or by any other connection or process; absent where the backend cannot tell cheaply (then a
-   * reader that wants current data asks the store every time). Lets the key directory answer from what it
-   * read last without ever serving a key that was revoked since.
+   * A mark that differs from the last one read whenever the area's data may have changed in between, by
+   * this store or by any other connection or process; absent where the backend cannot tell cheaply (then
+   * a reader that wants current data asks the store every time). Lets the key directory and the approval
+   * queue answer from what they read last without ever serving a key revoked, or missing an approval
+   * decided, since; the audit log's own writes move neither.
    */
-  changeMark?(): string;
+  changeMark?(options: { area: ChangeArea }): string;
 
   // ---- Server-side guard sessions (issue 14 item 4) ----
   /** Opens a session with a fresh id and no steps. */
