@@ -8,7 +8,15 @@ import { createHash } from "node:crypto";
 import { stableStringify } from "../util/stable-json.js";
 
 export function subjectDigest(options: { subject: unknown }): string {
-  return createHash("sha256")
-    .update(stableStringify({ value: options.subject }) ?? "null", "utf8")
-    .digest("hex");
+  return digestOfCanonical({ canonical: canonicalSubject({ subject: options.subject }) });
+}
+
+/** The canonical JSON a digest is taken of ("null" for a value JSON cannot express). */
+export function canonicalSubject(options: { subject: unknown }): string {
+  return stableStringify({ value: options.subject }) ?? "null";
+}
+
+/** The digest of a canonical text canonicalSubject returned (for a caller that needs the text too). */
+export function digestOfCanonical(options: { canonical: string }): string {
+  return createHash("sha256").update(options.canonical, "utf8").digest("hex");
 }

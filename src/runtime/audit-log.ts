@@ -12,9 +12,8 @@
 import type { Caller } from "../core/caller.js";
 import { type Decision, failureDecision } from "../core/decision.js";
 import { toWardenError } from "../core/errors.js";
-import { subjectDigest } from "../core/subject-digest.js";
+import { canonicalSubject, digestOfCanonical, subjectDigest } from "../core/subject-digest.js";
 import type { AuditEntry, NewAuditEntry, Store } from "../store/store.js";
-import { stableStringify } from "../util/stable-json.js";
 import type { GuardService } from "./guard-service.js";
 
 /** What a caller records: a decision, or a human's decision on an approval. */
@@ -52,8 +51,9 @@ export function decisionEvent(options: {
 }): AuditEvent {
   const { decision, subject } = options;
   const approvalId = (decision as { approval?: { id?: unknown } }).approval?.id;
-  // Through JSON: what a face received is JSON, and the row keeps what reads back.
-  const plain = JSON.parse(stableStringify({ value: subject }) ?? "null") as unknown;
+  // Through JSON: what a face received is JSON, and the row keeps what reads back. The canonical text is
+  // the digest's too (canonical JSON of its own parse is itself), so it is written once.
+  const canonical = canonicalSubject({ subject });
   return {
     kind: "decision",
     policy: decision.policy?.name ?? options.policy,
@@ -65,8 +65,8 @@ export function decisionEvent(options: {
     explanation: decision.explanation,
     caller: options.caller?.name ?? options.defaultCaller,
     latencyMs: options.latencyMs,
-    subjectDigest: subjectDigest({ subject: plain }),
-    ...(options.auditSubjects ? { subject: plain } : {}),
+    subjectDigest: digestOfCanonical({ canonical }),
+    ...(options.auditSubjects ? { subject: JSON.parse(canonical) as unknown } : {}),
     ...(typeof approvalId === "string" ? { approvalId } : {}),
     face: options.face,
   };
