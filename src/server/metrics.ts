@@ -5,7 +5,7 @@
  * serve` awaits at start: `warden check` and every other face never load it. Counting is a GuardService
  * wrapper (withMetrics), so each decision is counted once whichever route asked for it.
  */
-import type { Registry } from "prom-client";
+import type { Counter, Histogram, Registry } from "prom-client";
 import type { Decision } from "../core/decision.js";
 import { toWardenError } from "../core/errors.js";
 import type { GuardService } from "../runtime/guard-service.js";
@@ -56,6 +56,21 @@ export async function createWardenMetrics(
     labelNames: ["code"] as const,
     registers: [registry],
   });
+  // prom-client hashes the label values on every inc/observe; a check's labels repeat, so each series'
+  // child is looked up once by a plain key and kept (bounded: policies and engines are the server's own).
+  const children = new Map<string, { check: Counter.Internal; latency: Histogram.Internal<string> }>();
+  const seriesOf = (o: { verdict: string; policy: string; engine: string }) => {
+    const key = `${o.verdict}\u0000${o.policy}\u0000${o.engine}`;
+    let series = children.get(key);
+    if (!series) {
+      series = {
+        check: checks.labels({ verdict: o.verdict, policy: o.policy, engine: o.engine }),
+        latency: latency.labels({ policy: o.policy, engine: o.engine }),
+      };
+      children.set(key, series);
+    }
+    return series;
+  };
   const { approvalsPending } = options;
   new prom.Gauge({
     name: "warden_approvals_pending",
@@ -68,8 +83,9 @@ export async function createWardenMetrics(
   return {
     registry,
     recordDecision({ policy, decision, seconds }) {
-      checks.inc({ verdict: decision.verdict, policy, engine: decision.engine });
-      latency.observe({ policy, engine: decision.engine }, seconds);
+      const series = seriesOf({ verdict: decision.verdict, policy, engine: decision.engine });
+      series.check.inc();
+      series.latency.observe(seconds);
       if (decision.cost.llmCalls > 0)
         modelCalls.inc({ policy, engine: decision.engine }, decision.cost.llmCalls);
     },
