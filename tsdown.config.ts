@@ -54,6 +54,8 @@ export default defineConfig([
       "sandbox/quickjs-worker": "src/sandbox/quickjs-worker.ts",
       // The check pool starts its workers from this file, found under runtime/offload/ of the bundle.
       "runtime/offload/check-worker": "src/runtime/offload/check-worker.ts",
+      // A SQLite store's background checkpointer starts its thread from this file (store/ of the bundle).
+      "store/sqlite-checkpoint-worker": "src/store/sqlite-checkpoint-worker.ts",
     },
     dts: true,
     // Everything but the CLI's own folder, which the second build writes.

@@ -80,7 +80,10 @@ async function startWarden(
   options: TargetOptions,
 ): Promise<{ from: string; url: string; close(): Promise<void> }> {
   const { from, server: serverModule, library } = await wardenModules();
-  const keyStore = await library.createSqliteStore({ path: join(options.dir, "warden.db") });
+  const keyStore = await library.createSqliteStore({
+    path: join(options.dir, "warden.db"),
+    backgroundCheckpoints: true,
+  });
   const server = await serverModule.startServer({
     keys: library.createKeyDirectory({ store: keyStore }),
     policyRefs: [options.policy],

@@ -25,7 +25,11 @@ const REASONS: Record<string, string> = {
   EROFS: "read-only file system",
 };
 
-export async function openStore(options: { path?: string }): Promise<Store> {
+export async function openStore(options: {
+  path?: string;
+  /** A SQLite store checkpoints its log on a thread of its own (sqlite-checkpointer.ts): long-running services. */
+  backgroundCheckpoints?: boolean;
+}): Promise<Store> {
   const path = options.path ?? defaultStorePath();
   if (/^postgres(ql)?:\/\//i.test(path)) return openPostgres({ url: path });
   const from =
@@ -53,7 +57,10 @@ export async function openStore(options: { path?: string }): Promise<Store> {
     }
   }
   try {
-    return await createSqliteStore({ path });
+    return await createSqliteStore({
+      path,
+      ...(options.backgroundCheckpoints ? { backgroundCheckpoints: true } : {}),
+    });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const why = (cause?.code && REASONS[cause.code]) || (error as Error).message;

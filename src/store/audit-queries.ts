@@ -109,11 +109,25 @@ export function parseAuditEntry(options: { entry: NewAuditEntry }): ParsedAuditE
   return entry as ParsedAuditEntry;
 }
 
+/**
+ * A row's id: a time-ordered UUID (RFC 9562 version 7: 48 bits of milliseconds, then 74 random bits), so
+ * each new id lands at the end of the id index instead of at a random page of it; with random (version 4)
+ * ids the index's inserts dirtied a page per row, which doubled what a row cost to insert and to commit.
+ * The random bits are a version-4 UUID's (Node's randomUUID draws its entropy in batches; the `uuid`
+ * package's v7 asks the OS for 16 bytes per id, which cost more than the row's insert here): its first 48
+ * bits become the time and its version digit 7; the variant bits stay.
+ */
+export function rowId(options: { now?: number } = {}): string {
+  const random = randomUUID();
+  const ms = (options.now ?? Date.now()).toString(16).padStart(12, "0");
+  return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${random.slice(15)}`;
+}
+
 /** The row's content at chain position `seq`, "" / [] / 0 where the entry says nothing. */
 function rowContent(options: { e: NewAuditEntry; seq: number }): Omit<AuditEntry, "hash" | "prevHash"> {
   const { e, seq } = options;
   return {
-    id: randomUUID(),
+    id: rowId(),
     seq,
     kind: e.kind,
     at: new Date().toISOString(),
@@ -312,7 +326,7 @@ export async function pruneAuditEntries(options: {
         db: trx,
         prevHash: head.headHash,
         content: {
-          id: randomUUID(),
+          id: rowId(),
           seq: head.headSeq + 1,
           kind: "checkpoint",
           at: new Date().toISOString(),

@@ -21,6 +21,7 @@ import { parseWith } from "../core/validate.js";
 import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import { createKyselyStore, type StoreTables } from "./kysely-store.js";
 import { migrateSqlite } from "./migrations.js";
+import { startCheckpointer } from "./sqlite-checkpointer.js";
 import type { Store } from "./store.js";
 
 export interface SqliteStoreOptions {
@@ -28,15 +29,22 @@ export interface SqliteStoreOptions {
   path: string;
   /** How long to wait for another process's lock, in milliseconds (default 5,000). */
   busyTimeoutMs?: number;
+  /**
+   * Checkpoint the write-ahead log on a thread of its own (./sqlite-checkpointer.ts) instead of inside
+   * the commit that passes 1,000 pages: for long-running services that write on every request (`warden
+   * serve`'s audit log). A file path only; ignored for ":memory:".
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 const OptionsSchema = z.object({
   path: z.string().min(1, "must not be empty"),
   busyTimeoutMs: z.number().int().min(0).optional(),
+  backgroundCheckpoints: z.boolean().optional(),
 });
 
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
-  const { path, busyTimeoutMs } = parseWith({
+  const { path, busyTimeoutMs, backgroundCheckpoints } = parseWith({
     schema: OptionsSchema,
     value: options,
     what: "SQLite store options",
@@ -64,6 +72,11 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     throw toWardenError({ error, code: "STORE_ERROR", message: `cannot migrate SQLite database ${path}` });
   }
   const othersMark = otherWritersMarkFor({ database });
+  const onFile = path !== ":memory:" && !path.startsWith("file:");
+  const checkpointer =
+    backgroundCheckpoints && onFile
+      ? await startCheckpointer({ database, path, busyTimeoutMs: timeoutMs })
+      : undefined;
   return createKyselyStore({
     db,
     backend: "SQLite",
@@ -85,7 +98,10 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
           throw error;
         }
       }),
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.close();
+      await db.destroy();
+    },
     otherWritersMark: othersMark,
   });
 }

@@ -96,7 +96,11 @@ export function registerServeCommand(options: { program: Command }): void {
       // The key store is always opened, even with no key in it yet: a key created while the service runs
       // must close it on the next request, not after a restart (see `warden keys`). Server-side sessions
       // live there too, so instances sharing it (a postgres:// --store) answer the same for one session.
-      const keyStore = await openStore({ ...(guard.store ? { path: guard.store } : {}) });
+      // A row per decision: the log's checkpoints run on a thread of their own, off the event loop.
+      const keyStore = await openStore({
+        ...(guard.store ? { path: guard.store } : {}),
+        backgroundCheckpoints: true,
+      });
       const server = await startServer({
         keys: createKeyDirectory({ store: keyStore }),
         sessionStore: keyStore,
