@@ -47,6 +47,7 @@ import {
   VALUE_METHODS,
 } from "./python-world.js";
 import { type DatabaseSchema, schemaColumnSets } from "./schema.js";
+import { sortedStrings } from "./sort-strings.js";
 import { extractSqlAccess } from "./sql-access.js";
 import {
   describeHoles,
@@ -1885,7 +1886,7 @@ class Interpreter {
 
   private snapshotReads(): string {
     return [...this.reads.entries()]
-      .map(([table, columns]) => `${table}:${[...columns].sort().join(",")}`)
+      .map(([table, columns]) => `${table}:${sortedStrings(columns).join(",")}`)
       .join(";");
   }
 
