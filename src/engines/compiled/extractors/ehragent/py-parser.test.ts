@@ -377,7 +377,7 @@ describe("LEVELS_PER_TOKEN (parsePython walks only trees of enough tokens to be 
     `f"{x=}"`,
   ];
   it.each(expressions.map((source) => [source.slice(0, 40), source]))("holds on %s…", (_, source) => {
-    const nesting: Nesting = { depth: 0, tokens: 0 };
+    const nesting: Nesting = { depth: 0, tokens: 0, definesFunctions: false };
     const expr = parsePythonExpression({ source, nesting });
     // As a module's one statement: three levels more (the module, its body, the statement), and two
     // tokens fewer than the parenthesised parse (its brackets).
@@ -402,5 +402,19 @@ describe("LEVELS_PER_TOKEN (parsePython walks only trees of enough tokens to be 
     expect(treeDepth(parsePython({ source }))).toBeLessThanOrEqual(
       LEVELS_PER_TOKEN * tokenizePython({ source }).length,
     );
+  });
+});
+
+describe("Module.mayDefineFunctions", () => {
+  it("is true exactly when the code defines a function, class or lambda, f-string fields included", () => {
+    const defines = (source: string) => parsePython({ source }).mayDefineFunctions;
+    expect(defines("def f():\n    return 1")).toBe(true);
+    expect(defines("async def f():\n    return 1")).toBe(true);
+    expect(defines("@d\nclass C:\n    pass")).toBe(true);
+    expect(defines("g = sorted(x, key=lambda v: v)")).toBe(true);
+    expect(defines("x = f'{(lambda: 1)()}'")).toBe(true);
+    expect(defines("x = f'{y:{(lambda: 3)()}}'")).toBe(true);
+    expect(defines("x = 'def class lambda'  # def f(): lambda")).toBe(false);
+    expect(defines("undefined = classes = lambdas = 1")).toBe(false);
   });
 });

@@ -72,6 +72,8 @@ export const LEVELS_PER_TOKEN = 8;
 export interface Nesting {
   depth: number;
   tokens: number;
+  /** Whether a `def`, `class` or `lambda` was parsed (Module.mayDefineFunctions). */
+  definesFunctions: boolean;
 }
 
 /**
@@ -108,15 +110,15 @@ function treeDeeperThan(root: object, limit: number): boolean {
 
 /** Parses a whole Python module. */
 export function parsePython(options: { source: string }): Module {
-  const nesting: Nesting = { depth: 0, tokens: 0 };
+  const nesting: Nesting = { depth: 0, tokens: 0, definesFunctions: false };
   const parser = new Parser(tokenizePython({ source: options.source }), nesting);
   const module = parser.parseModule();
   // Few tokens cannot make a tree that deep (LEVELS_PER_TOKEN): only longer code is walked.
   if (nesting.tokens * LEVELS_PER_TOKEN > MAX_TREE_DEPTH && treeDeeperThan(module, MAX_TREE_DEPTH)) {
     throw syntaxError({ message: `the code nests deeper than ${MAX_TREE_DEPTH} levels`, line: 1, col: 0 });
   }
-  // Two scans of the text (well under a microsecond), so the interpreter can skip what cannot matter.
-  module.mayDefineFunctions = /\b(?:def|lambda|class)\b/.test(options.source);
+  // What the parse saw, and one scan of the text, so the interpreter can skip what cannot matter.
+  module.mayDefineFunctions = nesting.definesFunctions;
   module.mayHaveUnusualText = /[\x1c-\x1f\x85\ufeff]|\\[xuU0-7N]/.test(options.source);
   return module;
 }
@@ -126,7 +128,7 @@ export function parsePythonExpression(options: { source: string; nesting?: Nesti
   // Parenthesised so that a field such as `x\n+ y` or leading spaces parse as they do inside `{...}`.
   const parser = new Parser(
     tokenizePython({ source: `(${options.source}\n)` }),
-    options.nesting ?? { depth: 0, tokens: 0 },
+    options.nesting ?? { depth: 0, tokens: 0, definesFunctions: false },
   );
   const expr = parser.parseStandaloneExpression();
   return expr;
@@ -394,6 +396,7 @@ class Parser {
     this.expectOp(")");
     if (this.acceptOp("->")) this.parseTest();
     const body = this.parseBlock();
+    this.nesting.definesFunctions = true;
     return { type: "FunctionDef", name, params, body, decorators, line: start.line, col: start.col };
   }
 
@@ -433,6 +436,7 @@ class Parser {
       this.expectOp(")");
     }
     const body = this.parseBlock();
+    this.nesting.definesFunctions = true;
     return { type: "ClassDef", name, bases, body, line: start.line, col: start.col };
   }
 
@@ -782,6 +786,7 @@ class Parser {
     const params = this.parseParams(":");
     this.expectOp(":");
     const body = this.parseTest();
+    this.nesting.definesFunctions = true;
     return { type: "Lambda", params, body, line: start.line, col: start.col };
   }
 
@@ -1272,7 +1277,7 @@ export function parseFStringBody(options: {
   nesting?: Nesting;
 }): FStringPart[] {
   const { body, raw, loc } = options;
-  const nesting = options.nesting ?? { depth: 0, tokens: 0 };
+  const nesting = options.nesting ?? { depth: 0, tokens: 0, definesFunctions: false };
   const parts: FStringPart[] = [];
   let text = "";
   let i = 0;
