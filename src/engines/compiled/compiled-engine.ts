@@ -25,7 +25,7 @@ import type { CheckOptions, Engine } from "../engine.js";
 import { type CompiledPolicy, compilePolicyRules } from "./compiled-policy.js";
 import { type CompiledVerdict, decide } from "./decide.js";
 import { type CompiledFacts, extractFacts } from "./extract-facts.js";
-import { loadExtractors } from "./extractors/load-extractors.js";
+import { extractorsLoaded, loadExtractors } from "./extractors/load-extractors.js";
 
 /**
  * What the compiled path makes of one check: a decision, or what it could not determine (missing facts,
@@ -224,17 +224,35 @@ export function createCompiledEngine(
     return { decided: true, decision: decideCompiled(compiled, o.subject, facts, started, verdict) };
   }
 
-  async function assessAsync(o: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment> {
-    const { signal, ...options } = o;
+  /**
+   * `assess` at once when it can run inline with its extractors loaded (the usual check: no promise
+   * made and no turn of the event loop awaited), else a promise of it: after loading the extractors,
+   * or from the offload that wants this subject.
+   */
+  function assessNowOrLater(
+    o: AssessOptions & { signal?: AbortSignal },
+  ): CompiledAssessment | Promise<CompiledAssessment> {
     if (!offload?.wants({ subject: o.subject })) {
-      await loadExtractors({ policy: o.policy });
-      return assess(options);
+      // assess reads only the fields it takes: `signal` is not passed on.
+      if (extractorsLoaded({ policy: o.policy })) return assess(o);
+      return loadExtractors({ policy: o.policy }).then(() => assess(o));
     }
-    const { started = performance.now(), ...forwarded } = options;
-    const assessed = await offload.assess({ ...forwarded, failMode, ...(signal ? { signal } : {}) });
+    return assessOffloaded(offload, o);
+  }
+
+  async function assessOffloaded(
+    to: CompiledOffload,
+    o: AssessOptions & { signal?: AbortSignal },
+  ): Promise<CompiledAssessment> {
+    const { signal, started = performance.now(), ...forwarded } = o;
+    const assessed = await to.assess({ ...forwarded, failMode, ...(signal ? { signal } : {}) });
     // The worker timed its own part; the decision's cost is the whole check, as inline.
     if (assessed.decided) assessed.decision.cost.ms = performance.now() - started;
     return assessed;
+  }
+
+  async function assessAsync(o: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment> {
+    return assessNowOrLater(o);
   }
 
   function decideFacts(o: {
@@ -267,7 +285,8 @@ export function createCompiledEngine(
           output: agentAnswer({ policy, subject }),
         });
       }
-      const assessed = await assessAsync({ policy, subject, started, trust, ...(signal ? { signal } : {}) });
+      const now = assessNowOrLater({ policy, subject, started, trust, ...(signal ? { signal } : {}) });
+      const assessed = now instanceof Promise ? await now : now;
       if (assessed.decided) return assessed.decision;
       return undeterminedDecision(policy, subject, assessed.facts, assessed.undetermined, started);
     },

@@ -1,7 +1,13 @@
 /** The extractors load only for the policies that need them, and a use before the load fails, not allows. */
 import { describe, expect, it } from "vitest";
 import type { Policy } from "../../../core/policy.js";
-import { extractorsNeeded, loadExtractors, loadedEhrAgent, loadedTaskCategory } from "./load-extractors.js";
+import {
+  extractorsLoaded,
+  extractorsNeeded,
+  loadExtractors,
+  loadedEhrAgent,
+  loadedTaskCategory,
+} from "./load-extractors.js";
 
 const toolPolicy = {
   name: "t",
@@ -22,9 +28,12 @@ describe("load-extractors", () => {
 
   it("throws INTERNAL on a use before the load, and loads only what the policy needs", async () => {
     expect(() => loadedEhrAgent()).toThrow(expect.objectContaining({ code: "INTERNAL" }));
+    expect(extractorsLoaded({ policy: toolPolicy })).toBe(true);
+    expect(extractorsLoaded({ policy: accessPolicy })).toBe(false);
     await loadExtractors({ policy: toolPolicy });
     expect(() => loadedEhrAgent()).toThrow(expect.objectContaining({ code: "INTERNAL" }));
     await loadExtractors({ policy: accessPolicy });
+    expect(extractorsLoaded({ policy: accessPolicy })).toBe(true);
     expect(typeof loadedEhrAgent().extractEhrAgentAccess).toBe("function");
     expect(() => loadedTaskCategory()).toThrow(expect.objectContaining({ code: "INTERNAL" }));
     await loadExtractors({ all: true });

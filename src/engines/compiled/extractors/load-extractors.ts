@@ -50,6 +50,15 @@ export async function loadExtractors(options: { policy?: Policy; all?: boolean }
   if (needed.taskCategory && !taskCategory) taskCategory = await import("./task-category/index.js");
 }
 
+/**
+ * Whether every extractor `policy` needs is loaded already, so a check may run at once instead of
+ * awaiting `loadExtractors` (a turn of the event loop per check for nothing, once loaded).
+ */
+export function extractorsLoaded(options: { policy: Policy }): boolean {
+  const needed = extractorsNeeded(options);
+  return (!needed.ehrAgent || ehrAgent !== undefined) && (!needed.taskCategory || taskCategory !== undefined);
+}
+
 function notLoaded(what: string): WardenError {
   return new WardenError({
     code: "INTERNAL",

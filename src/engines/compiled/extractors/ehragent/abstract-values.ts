@@ -5,6 +5,7 @@
  * alternatives that flow together after an if/else; `join` merges values and bounds their size.
  */
 import type { Expr, Param, Stmt } from "./py-ast.js";
+import { sortedJoin } from "./sort-strings.js";
 import { hole, isHole, type SymString } from "./sym-string.js";
 
 /**
@@ -90,11 +91,11 @@ export function valKey(value: Val, depth = 0): string {
       return `n:${value.value}`;
     case "table":
     case "row":
-      return `${value.k}:${[...value.tables].sort().join(",")}`;
+      return `${value.k}:${sortedJoin(value.tables)}`;
     case "column":
-      return `c:${[...value.tables].sort().join(",")}.${value.column}`;
+      return `c:${sortedJoin(value.tables)}.${value.column}`;
     case "indexer":
-      return `i:${value.of}:${value.mode}:${[...value.tables].sort().join(",")}`;
+      return `i:${value.of}:${value.mode}:${sortedJoin(value.tables)}`;
     case "list":
       return `l${value.exact ? "e" : ""}${value.tuple ? "t" : ""}[${value.items.map((item) => valKey(item, depth + 1)).join(";")}]`;
     case "dict":

@@ -14,6 +14,7 @@ import { toWardenError } from "../../../../core/errors.js";
 import { interpretModule } from "./interpreter.js";
 import { parsePython } from "./py-parser.js";
 import { type DatabaseSchema, EICU_SCHEMA, isNormalizedSchema, normalizeSchema } from "./schema.js";
+import { sortedStrings, sortStrings } from "./sort-strings.js";
 
 export interface EhrAgentAccess {
   /**
@@ -181,14 +182,14 @@ function analyse(code: string, schema: DatabaseSchema): EhrAgentAccess {
   const names = [...result.reads.keys()];
   for (const table of result.tablesRead) if (!result.reads.has(table)) names.push(table);
   const tables: Record<string, string[]> = {};
-  for (const table of names.sort()) {
+  for (const table of sortStrings(names)) {
     const columns = result.reads.get(table);
-    tables[table] = columns ? [...columns].sort() : [];
+    tables[table] = columns ? sortedStrings(columns) : [];
   }
   return {
     tables,
-    wholeTables: [...result.wholeTables].sort(),
-    tablesRead: [...result.tablesRead].sort(),
+    wholeTables: sortedStrings(result.wholeTables),
+    tablesRead: sortedStrings(result.tablesRead),
     confidence: result.errors.length === 0 && result.unresolved.length === 0 ? "high" : "low",
     unresolved: result.unresolved,
     errors: result.errors,

@@ -47,6 +47,7 @@ import {
   VALUE_METHODS,
 } from "./python-world.js";
 import { type DatabaseSchema, schemaColumnSets } from "./schema.js";
+import { sortedStrings } from "./sort-strings.js";
 import { extractSqlAccess } from "./sql-access.js";
 import {
   describeHoles,
@@ -120,6 +121,11 @@ const MASK_METHODS = new Set(
   isin isna isnull notna notnull between contains startswith endswith eq ne lt gt le ge duplicated
 `),
 );
+
+/** A str.format field: name, conversion, spec (no g or y flag: no state kept between uses). */
+const FORMAT_FIELD = /^([^!:]*)(?:!([rsa]))?(?::(.*))?$/s;
+const FORMAT_FIELD_NAME = /^[A-Za-z_0-9]*/;
+const DIGITS = /^\d+$/;
 
 /** \x1c-\x1f and \x85 are white space to Python's str.strip/split and not to JavaScript; \ufeff the reverse. */
 const WHITESPACE_DISAGREEMENT = /[\x1c-\x1f\x85\ufeff]/;
@@ -1376,12 +1382,13 @@ class Interpreter {
         const field = part.slice(i + 1, close);
         // A nested field in the spec (`{:>{width}}`) is not followed.
         if (field.includes("{")) return unknownStr("format with nested fields");
-        const match = /^([^!:]*)(?:!([rsa]))?(?::(.*))?$/s.exec(field);
+        // `{}` (the usual field) names nothing: no regex to run.
+        const match = field === "" ? null : FORMAT_FIELD.exec(field);
         const name = match?.[1] ?? "";
-        const base = /^[A-Za-z_0-9]*/.exec(name)![0];
+        const base = name === "" ? "" : FORMAT_FIELD_NAME.exec(name)![0];
         let value: Val | undefined;
         if (base === "") value = args[auto++];
-        else if (/^\d+$/.test(base)) value = args[Number(base)];
+        else if (DIGITS.test(base)) value = args[Number(base)];
         else value = kwargs.get(base);
         if (value === undefined) out.push([hole(`missing format argument "${base}"`)]);
         else if (base.length < name.length) {
@@ -1885,7 +1892,7 @@ class Interpreter {
 
   private snapshotReads(): string {
     return [...this.reads.entries()]
-      .map(([table, columns]) => `${table}:${[...columns].sort().join(",")}`)
+      .map(([table, columns]) => `${table}:${sortedStrings(columns).join(",")}`)
       .join(";");
   }
 

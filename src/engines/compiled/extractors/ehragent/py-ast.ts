@@ -102,8 +102,9 @@ export interface Module {
   body: Stmt[];
   /**
    * What parsePython saw in the source, for the interpreter to skip work a program cannot need: false
-   * when no `def`, `lambda` or `class` is written anywhere; false when no character or escape Python
-   * and JavaScript disagree about as white space appears. Absent means "maybe" (always safe).
+   * when the code defines no function, class or lambda (f-string fields included); false when no
+   * character or escape Python and JavaScript disagree about as white space appears. Absent means
+   * "maybe" (always safe).
    */
   mayDefineFunctions?: boolean;
   mayHaveUnusualText?: boolean;

@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isWardenError } from "../../../../core/errors.js";
 import type { Expr, Stmt } from "./py-ast.js";
-import { parsePython, parsePythonExpression } from "./py-parser.js";
+import { LEVELS_PER_TOKEN, type Nesting, parsePython, parsePythonExpression } from "./py-parser.js";
+import { tokenizePython } from "./py-tokenizer.js";
 
 /** A compact, position-free rendering of an expression, for assertions. */
 function show(expr: Expr | null): string {
@@ -319,5 +320,101 @@ describe("parsePython bounds", () => {
   it("still parses nesting real code has", () => {
     expect(() => parsePython({ source: `x = ${"(".repeat(50)}1${")".repeat(50)}` })).not.toThrow();
     expect(() => parsePython({ source: `x = 1${" + 1".repeat(200)}` })).not.toThrow();
+  });
+});
+
+/** The depth of a syntax tree as parsePython bounds it: every object and array is a level. */
+function treeDepth(node: unknown): number {
+  if (typeof node !== "object" || node === null) return -1;
+  let deepest = -1;
+  for (const child of Array.isArray(node) ? node : Object.values(node))
+    deepest = Math.max(deepest, treeDepth(child));
+  return deepest + 1;
+}
+
+/** `wrap` applied `times` times to `seed`. */
+const nest = (times: number, seed: string, wrap: (inner: string) => string): string => {
+  let text = seed;
+  for (let i = 0; i < times; i++) text = wrap(text);
+  return text;
+};
+
+describe("LEVELS_PER_TOKEN (parsePython walks only trees of enough tokens to be too deep)", () => {
+  // The deepest shape each construct builds per token: the bound must hold on every one.
+  const expressions = [
+    nest(60, "x", (e) => `[${e}]`),
+    nest(60, "x", (e) => `[*${e}]`),
+    nest(60, "x", (e) => `{${e}}`),
+    nest(60, "x", (e) => `{1: ${e}}`),
+    nest(60, "x", (e) => `{**${e}}`),
+    nest(60, "x", (e) => `(${e},)`),
+    nest(60, "x", (e) => `f(${e})`),
+    nest(60, "x", (e) => `f(a=${e})`),
+    nest(60, "x", (e) => `f(**${e})`),
+    nest(60, "x", (e) => `f(*${e})`),
+    nest(40, "x", (e) => `f(${e} for y in z)`),
+    nest(30, "x", (e) => `[y for y in ${e} if ${e.length > 40 ? "c" : e}]`),
+    nest(60, "x", (e) => `a[${e}]`),
+    nest(60, "x", (e) => `a[${e}:]`),
+    nest(60, "x", (e) => `a[::${e}]`),
+    nest(60, "x", (e) => `a[${e},]`),
+    nest(60, "x", (e) => `lambda: ${e}`),
+    nest(60, "x", (e) => `lambda a=${e}: a`),
+    nest(60, "x", (e) => `a if b else ${e}`),
+    nest(60, "x", (e) => `(y := ${e})`),
+    nest(60, "x", (e) => `${e} ** 2`),
+    nest(60, "x", (e) => `2 ** ${e}`),
+    nest(60, "x", (e) => `not ${e}`),
+    nest(150, "x", (e) => `-${e}`),
+    `a${"[0]".repeat(100)}`,
+    `a${".b".repeat(100)}`,
+    `a${"()".repeat(100)}`,
+    `1${" + 1".repeat(100)}`,
+    `f"""{f'''{f"{f'{x}'}"}'''}"""`,
+    `f"{${nest(40, "x", (e) => `x:{${e}}`)}}"`,
+    `f"{x!r:{y}>{z}}"`,
+    `f"{f'{x}'}"`,
+    `f"{x=}"`,
+  ];
+  it.each(expressions.map((source) => [source.slice(0, 40), source]))("holds on %s…", (_, source) => {
+    const nesting: Nesting = { depth: 0, tokens: 0, definesFunctions: false };
+    const expr = parsePythonExpression({ source, nesting });
+    // As a module's one statement: three levels more (the module, its body, the statement), and two
+    // tokens fewer than the parenthesised parse (its brackets).
+    expect(treeDepth(expr) + 3).toBeLessThanOrEqual(LEVELS_PER_TOKEN * (nesting.tokens - 2));
+  });
+
+  const statements = [
+    nest(40, "pass", (body) => `if x:\n${body.replace(/^/gm, " ")}`),
+    nest(40, "pass", (body) => `for x in y:\n${body.replace(/^/gm, " ")}\nelse:\n pass`),
+    nest(40, "pass", (body) => `while x:\n${body.replace(/^/gm, " ")}`),
+    nest(40, "pass", (body) => `with a:\n${body.replace(/^/gm, " ")}`),
+    nest(40, "pass", (body) => `with a as b, c:\n${body.replace(/^/gm, " ")}`),
+    nest(30, "pass", (body) => `try:\n${body.replace(/^/gm, " ")}\nexcept E as e:\n pass\nfinally:\n pass`),
+    nest(40, "pass", (body) => `def f(a=1, *b, **c):\n${body.replace(/^/gm, " ")}`),
+    nest(40, "pass", (body) => `@d\nclass C(B):\n${body.replace(/^/gm, " ")}`),
+    `if x:\n pass\n${"elif x:\n pass\n".repeat(100)}`,
+    "x = y = z = 1\nx += 1\nx: int = 1\nreturn x\nraise x\ndel x\nassert x, y\nglobal g\nimport a.b as c\nfrom a import b\nx; y",
+    "x",
+    "",
+  ];
+  it.each(statements.map((source) => [source.slice(0, 40), source]))("holds on %s…", (_, source) => {
+    expect(treeDepth(parsePython({ source }))).toBeLessThanOrEqual(
+      LEVELS_PER_TOKEN * tokenizePython({ source }).length,
+    );
+  });
+});
+
+describe("Module.mayDefineFunctions", () => {
+  it("is true exactly when the code defines a function, class or lambda, f-string fields included", () => {
+    const defines = (source: string) => parsePython({ source }).mayDefineFunctions;
+    expect(defines("def f():\n    return 1")).toBe(true);
+    expect(defines("async def f():\n    return 1")).toBe(true);
+    expect(defines("@d\nclass C:\n    pass")).toBe(true);
+    expect(defines("g = sorted(x, key=lambda v: v)")).toBe(true);
+    expect(defines("x = f'{(lambda: 1)()}'")).toBe(true);
+    expect(defines("x = f'{y:{(lambda: 3)()}}'")).toBe(true);
+    expect(defines("x = 'def class lambda'  # def f(): lambda")).toBe(false);
+    expect(defines("undefined = classes = lambdas = 1")).toBe(false);
   });
 });

@@ -53,11 +53,27 @@ const BINARY_LEVELS = new Map<string, number>([
 const MAX_NESTING = 200;
 const MAX_TREE_DEPTH = 1_000;
 /**
+ * At most this many levels of the syntax tree per token read (those of the f-string fields' own parses
+ * included), so a parse of at most MAX_TREE_DEPTH / LEVELS_PER_TOKEN tokens — most agent code — cannot
+ * be too deep and is not walked (the walk was a tenth of a check). Why: every node but an expression
+ * statement and a `with` item (each wrapping a node of the same tokens, never another wrapper) reads a
+ * token its children do not (a keyword, operator, bracket, comma or name), so the nodes on a path from
+ * the root are at most 2 per token, with at most one array between two of them: 4 levels per token.
+ * An f-string field's expression is parsed from tokens of its own (at least five: `(`, `)`, end of
+ * line, end of input and the expression's), entered through at most 4 levels (parts, part, spec,
+ * part). The test beside this file checks the bound on the deepest shapes each construct builds.
+ */
+export const LEVELS_PER_TOKEN = 8;
+/**
  * Recursive descents in progress for one parse, shared with the nested parsers of its f-string fields
- * (a value made per parse and passed down, so no state outlives a call or leaks between parses).
+ * (a value made per parse and passed down, so no state outlives a call or leaks between parses), and the
+ * tokens those parsers have read (see LEVELS_PER_TOKEN).
  */
 export interface Nesting {
   depth: number;
+  tokens: number;
+  /** Whether a `def`, `class` or `lambda` was parsed (Module.mayDefineFunctions). */
+  definesFunctions: boolean;
 }
 
 /**
@@ -94,13 +110,15 @@ function treeDeeperThan(root: object, limit: number): boolean {
 
 /** Parses a whole Python module. */
 export function parsePython(options: { source: string }): Module {
-  const parser = new Parser(tokenizePython({ source: options.source }), { depth: 0 });
+  const nesting: Nesting = { depth: 0, tokens: 0, definesFunctions: false };
+  const parser = new Parser(tokenizePython({ source: options.source }), nesting);
   const module = parser.parseModule();
-  if (treeDeeperThan(module, MAX_TREE_DEPTH)) {
+  // Few tokens cannot make a tree that deep (LEVELS_PER_TOKEN): only longer code is walked.
+  if (nesting.tokens * LEVELS_PER_TOKEN > MAX_TREE_DEPTH && treeDeeperThan(module, MAX_TREE_DEPTH)) {
     throw syntaxError({ message: `the code nests deeper than ${MAX_TREE_DEPTH} levels`, line: 1, col: 0 });
   }
-  // Two scans of the text (well under a microsecond), so the interpreter can skip what cannot matter.
-  module.mayDefineFunctions = /\b(?:def|lambda|class)\b/.test(options.source);
+  // What the parse saw, and one scan of the text, so the interpreter can skip what cannot matter.
+  module.mayDefineFunctions = nesting.definesFunctions;
   module.mayHaveUnusualText = /[\x1c-\x1f\x85\ufeff]|\\[xuU0-7N]/.test(options.source);
   return module;
 }
@@ -110,7 +128,7 @@ export function parsePythonExpression(options: { source: string; nesting?: Nesti
   // Parenthesised so that a field such as `x\n+ y` or leading spaces parse as they do inside `{...}`.
   const parser = new Parser(
     tokenizePython({ source: `(${options.source}\n)` }),
-    options.nesting ?? { depth: 0 },
+    options.nesting ?? { depth: 0, tokens: 0, definesFunctions: false },
   );
   const expr = parser.parseStandaloneExpression();
   return expr;
@@ -122,7 +140,9 @@ class Parser {
   constructor(
     private readonly tokens: Token[],
     private readonly nesting: Nesting,
-  ) {}
+  ) {
+    nesting.tokens += tokens.length;
+  }
 
   parseModule(): Module {
     const body: Stmt[] = [];
@@ -376,6 +396,7 @@ class Parser {
     this.expectOp(")");
     if (this.acceptOp("->")) this.parseTest();
     const body = this.parseBlock();
+    this.nesting.definesFunctions = true;
     return { type: "FunctionDef", name, params, body, decorators, line: start.line, col: start.col };
   }
 
@@ -415,6 +436,7 @@ class Parser {
       this.expectOp(")");
     }
     const body = this.parseBlock();
+    this.nesting.definesFunctions = true;
     return { type: "ClassDef", name, bases, body, line: start.line, col: start.col };
   }
 
@@ -764,6 +786,7 @@ class Parser {
     const params = this.parseParams(":");
     this.expectOp(":");
     const body = this.parseTest();
+    this.nesting.definesFunctions = true;
     return { type: "Lambda", params, body, line: start.line, col: start.col };
   }
 
@@ -1254,7 +1277,7 @@ export function parseFStringBody(options: {
   nesting?: Nesting;
 }): FStringPart[] {
   const { body, raw, loc } = options;
-  const nesting = options.nesting ?? { depth: 0 };
+  const nesting = options.nesting ?? { depth: 0, tokens: 0, definesFunctions: false };
   const parts: FStringPart[] = [];
   let text = "";
   let i = 0;

@@ -147,3 +147,27 @@ describe("tokenizePython", () => {
     );
   });
 });
+
+describe("tokenizePython on text cut out of a longer string", () => {
+  it("reads exactly the characters of the slice (odd lengths, surrogate pairs split at the middle)", () => {
+    const code = "x = '\u{1F600}é'\nif x:\n    y = \"\u{1F600}\" + 'a\\\\b'\n";
+    const output = `Knowledge...\nGenerated code:\n${code}\nAnswer:\n1`;
+    const start = output.indexOf(code);
+    for (let end = start; end <= start + code.length; end++) {
+      const slice = output.slice(start, end);
+      let expected: unknown;
+      let got: unknown;
+      try {
+        expected = tokenizePython({ source: [...slice].join("") });
+      } catch (error) {
+        expected = (error as Error).message;
+      }
+      try {
+        got = tokenizePython({ source: slice });
+      } catch (error) {
+        got = (error as Error).message;
+      }
+      expect(got).toEqual(expected);
+    }
+  });
+});

@@ -243,8 +243,20 @@ function operatorAt(src: string, pos: number, c: number): string | null {
 /** Turns Python source into tokens; throws a WardenError (EXTRACTION_FAILED) on malformed input. */
 export function tokenizePython(options: { source: string }): Token[] {
   const source = options.source;
-  const src = source.indexOf("\r") < 0 ? source : source.replace(/\r\n?/g, "\n");
+  const src = source.indexOf("\r") < 0 ? contiguous(source) : source.replace(/\r\n?/g, "\n");
   return new Scanner(src).run();
+}
+
+/**
+ * The same text, held in one buffer of its own. Code cut out of an agent's output (`output.slice`) is
+ * a slice of the output to V8, which reads each character of a slice through the slice's parent: a
+ * sixth of the scan's time, every character being read once or twice. Two halves joined make a new
+ * string that V8 copies into one buffer at its first read (tens of nanoseconds for a few kilobytes).
+ * The characters (UTF-16 code units, surrogate halves included) are exactly those of `text`.
+ */
+function contiguous(text: string): string {
+  const half = text.length >> 1;
+  return half === 0 ? text : text.slice(0, half) + text.slice(half);
 }
 
 /**

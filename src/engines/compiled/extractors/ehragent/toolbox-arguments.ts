@@ -141,7 +141,9 @@ function readCondition(
   for (let i = 0; i < part.length; i++) {
     const piece = part[i]!;
     if (typeof piece !== "string" || !piece.includes("(")) continue;
-    for (const match of piece.matchAll(AGGREGATE_ANYWHERE)) {
+    // exec from 0 rather than matchAll, which copies the regex on every call; no match is empty.
+    AGGREGATE_ANYWHERE.lastIndex = 0;
+    for (let match = AGGREGATE_ANYWHERE.exec(piece); match; match = AGGREGATE_ANYWHERE.exec(piece)) {
       const column = match[1]!.toLowerCase();
       if (!columns.includes(column)) columns.push(column);
     }
