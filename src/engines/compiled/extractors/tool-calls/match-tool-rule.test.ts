@@ -476,3 +476,19 @@ describe("the bundled mcp-tools policy", () => {
     );
   });
 });
+
+describe("matchToolRule over a rules list changed in place", () => {
+  it("sees a rule added, removed or re-aimed after the list was first used", () => {
+    const rules: ToolRule[] = [{ id: "allow-all", tool: "*", effect: "allow", message: "ok" }];
+    const call = { name: "shell.run", args: { command: "ls" } };
+    expect(matchToolRule({ rules, call }).effect).toBe("allow");
+    rules.push({ id: "no-shell", tool: "shell.*", effect: "deny", message: "no" });
+    expect(matchToolRule({ rules, call }).effect).toBe("deny");
+    (rules[1] as ToolRule).tool = "email.*";
+    expect(matchToolRule({ rules, call }).effect).toBe("allow");
+    rules[1] = { id: "ask-shell", tool: "SHELL.RUN", effect: "ask", message: "sure?" };
+    expect(matchToolRule({ rules, call }).effect).toBe("ask");
+    rules.pop();
+    expect(matchToolRule({ rules, call }).effect).toBe("allow");
+  });
+});

@@ -74,6 +74,44 @@ export function declaredKindsFor(options: {
   return out;
 }
 
+/**
+ * Per rules list: the rules whose pattern names each tool name, with what the list held when they were
+ * worked out (each rule and its pattern), so a list changed in place is worked out again.
+ */
+interface NamedRules {
+  rules: readonly ToolRule[];
+  patterns: readonly string[];
+  byName: Map<string, readonly ToolRule[]>;
+}
+const rulesByName = new WeakMap<readonly ToolRule[], NamedRules>();
+/** Tool names remembered per rules list; past this many the memory starts over. */
+const MAX_REMEMBERED_NAMES = 1024;
+
+const unchanged = (rules: readonly ToolRule[], named: NamedRules): boolean =>
+  rules.length === named.rules.length &&
+  rules.every((rule, i) => rule === named.rules[i] && rule.tool === named.patterns[i]);
+
+/**
+ * The rules of `rules` whose tool pattern matches `name`, in policy order: the glob walk runs once per
+ * (rules list, name) rather than once per rule on every call of that tool. Checking that the list is
+ * unchanged costs one comparison per rule, far less than the walks.
+ */
+function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): readonly ToolRule[] {
+  const { rules, name } = options;
+  let named = rulesByName.get(rules);
+  if (!named || !unchanged(rules, named)) {
+    named = { rules: [...rules], patterns: rules.map((rule) => rule.tool), byName: new Map() };
+    rulesByName.set(rules, named);
+  }
+  let matching = named.byName.get(name);
+  if (!matching) {
+    matching = named.rules.filter((rule) => matchesToolGlob({ pattern: rule.tool, name }));
+    if (named.byName.size >= MAX_REMEMBERED_NAMES) named.byName.clear();
+    named.byName.set(name, matching);
+  }
+  return matching;
+}
+
 /** The rule with the winning effect among `rules` (strictest, then most specific, then first). */
 function strictestRule(rules: readonly ToolRule[]): ToolRule {
   let best = rules[0]!;
@@ -115,8 +153,7 @@ export function matchToolRule(options: {
   const matches: ToolRule[] = [];
   const maybe: { rule: ToolRule; reasons: string[] }[] = [];
   const errors: string[] = [];
-  for (const rule of options.rules) {
-    if (!matchesToolGlob({ pattern: rule.tool, name: call.name })) continue;
+  for (const rule of rulesNaming({ rules: options.rules, name: call.name })) {
     if (rule.when) {
       let holds: boolean | "unknown";
       try {
