@@ -50,6 +50,13 @@ export async function loadExtractors(options: { policy?: Policy; all?: boolean }
   if (needed.taskCategory && !taskCategory) taskCategory = await import("./task-category/index.js");
 }
 
+/** Whether the extractors `policy` needs are loaded, so the synchronous entry points may run now. */
+export function extractorsLoaded(options: { policy: Policy }): boolean {
+  if (ehrAgent && taskCategory) return true;
+  const needed = extractorsNeeded(options);
+  return (!needed.ehrAgent || ehrAgent !== undefined) && (!needed.taskCategory || taskCategory !== undefined);
+}
+
 function notLoaded(what: string): WardenError {
   return new WardenError({
     code: "INTERNAL",
