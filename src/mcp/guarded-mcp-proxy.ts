@@ -56,7 +56,13 @@
  * replaced by its real path (symbolic links resolved) before the check, and that is what is forwarded.
  *
  * Speed: no SDK Server or Client and no schema parsing on the way (raw-stdio.ts gives the stdio
- * transports JSON.parse alone); a relayed message costs one parse and one serialisation per hop.
+ * transports JSON.parse alone); a relayed message costs one parse and one serialisation per hop. A check
+ * the engine can answer without waiting (a compiled policy, a subject small enough for the event loop)
+ * is taken by its inline check (engines/inline-check.ts): no check timer, AbortController or promise
+ * chain per call, which a time limit could not use anyway (it fires only once the event loop is free);
+ * any other check runs against `checkTimeoutMs` as before. Counting, the per-call log line and
+ * `onDecision` come after the call is forwarded or refused, so the check alone stands between a call
+ * and the upstream.
  */
 
 import { randomUUID } from "node:crypto";
