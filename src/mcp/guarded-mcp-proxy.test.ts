@@ -90,6 +90,8 @@ async function setUp(
     checkTimeoutMs?: number;
     context?: Record<string, unknown>;
     upstream?: Omit<FakeUpstreamOptions, "namespaced">;
+    /** Called after the rig records each decision. */
+    onDecision?: (event: DecisionEvent) => void;
   } = {},
 ) {
   const upstream = createFakeUpstreamServer({ ...options.upstream, namespaced: options.namespaced ?? true });
@@ -129,7 +131,10 @@ async function setUp(
     upstream: toUpstream,
     policy: options.policy ?? policy,
     engine,
-    onDecision: (event) => events.push(event),
+    onDecision: (event) => {
+      events.push(event);
+      options.onDecision?.(event);
+    },
     ...(options.toolPrefix ? { toolPrefix: options.toolPrefix } : {}),
     ...(options.task ? { task: options.task } : {}),
     ...(options.guardContent !== undefined ? { guardContent: options.guardContent } : {}),
@@ -267,6 +272,20 @@ describe("createGuardedMcpProxy", () => {
     expect(decision).toMatchObject({ allowed: false, failure: { code: "CHECK_TIMEOUT" } });
     expect(upstream.calls).toEqual([{ name: "filesystem.delete_file", args: { path: "/tmp/allowed" } }]);
     expect(proxy.stats()).toMatchObject({ checked: 3, forwarded: 1, blocked: 2 });
+  });
+
+  it("forwards nothing when onDecision throws: the call is reported before it goes anywhere", async () => {
+    const { agent, upstream, events } = await setUp({
+      onDecision: () => {
+        throw new Error("the reporter is down");
+      },
+    });
+    const error = await agent
+      .callTool({ name: "filesystem.delete_file", arguments: { path: "/tmp/build.log" } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect(events.map((e) => e.forwarded)).toEqual([true]);
+    expect(upstream.calls).toEqual([]);
   });
 
   it("rejects a bad checkTimeoutMs naming the field", async () => {

@@ -60,9 +60,7 @@
  * the engine can answer without waiting (a compiled policy, a subject small enough for the event loop)
  * is taken by its inline check (engines/inline-check.ts): no check timer, AbortController or promise
  * chain per call, which a time limit could not use anyway (it fires only once the event loop is free);
- * any other check runs against `checkTimeoutMs` as before. Counting, the per-call log line and
- * `onDecision` come after the call is forwarded or refused, so the check alone stands between a call
- * and the upstream.
+ * any other check runs against `checkTimeoutMs` as before.
  */
 
 import { randomUUID } from "node:crypto";
@@ -99,7 +97,7 @@ import {
 import { type Classified, classifyMessage, lookalike, type RequestId } from "./json-rpc-message.js";
 import { toMcpError } from "./mcp-errors.js";
 import { rawStdio } from "./raw-stdio.js";
-import { type RealPathRewrite, realPathArgs } from "./real-path-args.js";
+import { realPathArgs } from "./real-path-args.js";
 
 /** An upstream server to start as a child process and talk to over stdio. */
 export interface StdioUpstream {
@@ -609,7 +607,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   /**
    * Checks one call against the policy (and asks the human about an ask, when the agent's client can be
    * asked): whether it is forwarded, and why not. A check that fails throws the mapped MCP error, and
-   * nothing is forwarded. Counting, logging and reporting it is `record`'s, once the call is on its way.
+   * nothing is forwarded. Counting, logging and reporting it is `record`'s.
    */
   const decide = async (call: {
     tool: string;
@@ -670,10 +668,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     };
   };
 
-  /**
-   * Counts, logs and reports a decided call: after it was forwarded or refused, so that none of this
-   * stands between the check and the upstream (or the agent) on the way of every call.
-   */
+  /** Counts, logs (in batches, after the answer) and reports a decided call. */
   const record = (decided: Decided) => {
     const { checkedAs, decision, forwarded } = decided;
     stats.checked++;
@@ -756,15 +751,20 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     // A known schema is read at once: no promise on the path of every call.
     const inputSchema = schemaKnown(tool) ? toolSchemas.schemas.get(tool) : await inputSchemaOf(tool);
     let args = params.arguments ?? {};
-    let rewrites: RealPathRewrite[] = [];
+    let rewritten = false;
     if (o.realPaths) {
       const base = policy.rules?.paths?.base;
       const real = realPathArgs({ args, inputSchema, ...(base ? { base } : {}) });
-      args = real.args;
-      rewrites = real.rewrites;
+      if (real.rewrites.length > 0) {
+        args = real.args;
+        rewritten = true;
+        logger?.info({ tool, rewrites: real.rewrites }, "checking and forwarding real paths");
+      }
     }
     if (entry.done) return;
     const decided = await decide({ tool, args, entry, inputSchema });
+    // Counted and reported before it goes anywhere: an onDecision that throws still forwards nothing.
+    record(decided);
     if (!entry.done) {
       if (!decided.forwarded) {
         const { decision, reason } = decided;
@@ -778,14 +778,12 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
           {
             jsonrpc: "2.0",
             method: "tools/call",
-            params: rewrites.length > 0 ? { ...params, name: tool, arguments: args } : params,
+            params: rewritten ? { ...params, name: tool, arguments: args } : params,
           },
           true,
         );
       }
     }
-    record(decided);
-    if (rewrites.length > 0) logger?.info({ tool, rewrites }, "checking and forwarding real paths");
   };
 
   /**
@@ -802,6 +800,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     },
   ): Promise<void> => {
     const decided = await decide({ tool: call.method, args: call.args, entry, label: call.label });
+    record(decided);
     if (!entry.done) {
       if (!decided.forwarded) {
         const { decision, reason } = decided;
@@ -813,7 +812,6 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         relay(entry, { jsonrpc: "2.0", method: call.method, params: call.params }, true);
       }
     }
-    record(decided);
   };
 
   /** Starts a check that answers the agent itself; a check that throws answers its error. */
