@@ -16,9 +16,10 @@ import { type Decision, failureDecision } from "../core/decision.js";
 import { isCompiled, type Policy, policyRef } from "../core/policy.js";
 import type { Step, Subject } from "../core/subject.js";
 import { agentAnswer } from "./common/agent-answer.js";
-import type { CompiledEngine } from "./compiled/compiled-engine.js";
+import type { CompiledAssessment, CompiledEngine } from "./compiled/compiled-engine.js";
 import { resolveToolCalls, trustsContextFacts } from "./compiled/context-facts.js";
 import type { CheckOptions, Engine } from "./engine.js";
+import { withInlineCheck } from "./inline-check.js";
 
 export function createAutoEngine(options: {
   compiled: CompiledEngine;
@@ -91,53 +92,91 @@ export function createAutoEngine(options: {
     };
   };
 
-  return {
+  /** A compiled assessment as auto answers it: its decision, noted, or why the model must decide. */
+  const fromAssessment = (assessed: CompiledAssessment): { decision: Decision } | { reason: string } => {
+    if (!assessed.decided) return { reason: `could not determine ${assessed.undetermined.join("; ")}` };
+    const note = assessed.decision.failure
+      ? "compiled path: the check could not be completed"
+      : "compiled path: every fact was extracted with confidence";
+    return { decision: withNote(assessed.decision, note) };
+  };
+
+  /**
+   * What the compiled path answers without waiting: a decision, why it cannot decide, or undefined when
+   * the answer needs waiting (temporal rules: the shield; a subject for the offload; extractors to load).
+   */
+  const compiledNow = (
+    checkOptions: Omit<CheckOptions, "signal">,
+    started: number,
+  ): { decision: Decision } | { reason: string } | undefined => {
+    const { policy, subject, trust } = checkOptions;
+    if (!isCompiled(policy)) return { reason: `policy ${policy.name} has no compiled rules` };
+    if ((policy.rules?.temporalRules?.length ?? 0) > 0) return undefined;
+    const assessed = options.compiled.assessInline({ policy, subject, started, trust });
+    return assessed && fromAssessment(assessed);
+  };
+
+  /** The fail-closed answer when the compiled path cannot decide and no model is configured. */
+  const withoutModel = (
+    checkOptions: Omit<CheckOptions, "signal">,
+    reason: string,
+    started: number,
+  ): Decision => {
+    const { policy, subject } = checkOptions;
+    const d = failureDecision({
+      engine: name,
+      policy: policyRef(policy),
+      code: "EXTRACTION_FAILED",
+      message: `${reason}, and no model is configured to decide instead (pass --model)`,
+      mode: options.failMode ?? "closed",
+      output: agentAnswer({ policy, subject }),
+    });
+    return { ...d, cost: { ...d.cost, ms: performance.now() - started } };
+  };
+
+  const engine: Engine = {
     name,
     async check(checkOptions: CheckOptions): Promise<Decision> {
-      const { policy, subject, trust } = checkOptions;
+      const { policy, subject, trust, signal } = checkOptions;
       const started = performance.now();
-      let reason: string;
-      if (!isCompiled(policy)) {
-        reason = `policy ${policy.name} has no compiled rules`;
-      } else if ((policy.rules?.temporalRules?.length ?? 0) > 0) {
-        const r = await decideTemporal(checkOptions, started);
-        if ("decision" in r) return r.decision;
-        reason = r.reason;
-      } else {
-        const { signal } = checkOptions;
-        const assessed = await options.compiled.assessAsync({
-          policy,
-          subject,
-          started,
-          trust,
-          ...(signal ? { signal } : {}),
-        });
-        if (assessed.decided) {
-          const note = assessed.decision.failure
-            ? "compiled path: the check could not be completed"
-            : "compiled path: every fact was extracted with confidence";
-          return withNote(assessed.decision, note);
-        }
-        reason = `could not determine ${assessed.undetermined.join("; ")}`;
+      let outcome = compiledNow(checkOptions, started);
+      if (!outcome) {
+        outcome =
+          (policy.rules?.temporalRules?.length ?? 0) > 0
+            ? await decideTemporal(checkOptions, started)
+            : fromAssessment(
+                await options.compiled.assessAsync({
+                  policy,
+                  subject,
+                  started,
+                  trust,
+                  ...(signal ? { signal } : {}),
+                }),
+              );
       }
+      if ("decision" in outcome) return outcome.decision;
       if (options.fallback) {
         const d = await options.fallback.check(checkOptions);
-        return withNote(d, `model path: ${reason}`);
+        return withNote(d, `model path: ${outcome.reason}`);
       }
-      const d = failureDecision({
-        engine: name,
-        policy: policyRef(policy),
-        code: "EXTRACTION_FAILED",
-        message: `${reason}, and no model is configured to decide instead (pass --model)`,
-        mode: options.failMode ?? "closed",
-        output: agentAnswer({ policy, subject }),
-      });
-      return { ...d, cost: { ...d.cost, ms: performance.now() - started } };
+      return withoutModel(checkOptions, outcome.reason, started);
     },
     async close() {
       if (shield) await (await shield).close?.();
     },
   };
+  // `check` without waiting, by the same steps: undefined whenever the model, the shield or the offload
+  // would be needed (inline-check.ts).
+  return withInlineCheck({
+    engine,
+    inline: (checkOptions) => {
+      const started = performance.now();
+      const outcome = compiledNow(checkOptions, started);
+      if (!outcome) return undefined;
+      if ("decision" in outcome) return outcome.decision;
+      return options.fallback ? undefined : withoutModel(checkOptions, outcome.reason, started);
+    },
+  });
 }
 
 /** Whether the policy has rules the shield does not judge (access control, attribute rules). */

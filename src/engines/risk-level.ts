@@ -10,6 +10,7 @@ import type { Decision } from "../core/decision.js";
 import type { Policy } from "../core/policy.js";
 import { riskOf } from "../core/risk.js";
 import type { Engine } from "./engine.js";
+import { inlineCheckOf, withInlineCheck } from "./inline-check.js";
 
 /** The decision with `risk` when the policy asks for it and the policy was evaluated. */
 export function addRiskLevel(options: { policy: Policy; decision: Decision }): Decision {
@@ -27,5 +28,14 @@ export function withRiskLevel<E extends Engine>(options: { engine: E }): E {
       addRiskLevel({ policy: o.policy, decision: await engine.check(o) }),
     enumerable: true,
   });
-  return wrapped;
+  // The engine's inline check, with the risk level too (a wrapper never inherits one: inline-check.ts).
+  const inline = inlineCheckOf({ engine });
+  if (!inline) return wrapped;
+  return withInlineCheck({
+    engine: wrapped,
+    inline: (o) => {
+      const decision = inline(o);
+      return decision && addRiskLevel({ policy: o.policy, decision });
+    },
+  });
 }

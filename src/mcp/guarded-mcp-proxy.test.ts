@@ -11,11 +11,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Decision } from "../core/decision.js";
+import { allowDecision, type Decision, denyDecision } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
 import type { Policy, ToolRule } from "../core/policy.js";
 import type { Subject } from "../core/subject.js";
 import type { Engine } from "../engines/engine.js";
+import { inlineCheckOf, withInlineCheck } from "../engines/inline-check.js";
 import { loadPolicy } from "../policies/load-policy.js";
 import { createEngine, type EngineHandle } from "../runtime/create-engine.js";
 import { DECISION_META_KEY } from "./blocked-call-result.js";
@@ -89,6 +90,8 @@ async function setUp(
     checkTimeoutMs?: number;
     context?: Record<string, unknown>;
     upstream?: Omit<FakeUpstreamOptions, "namespaced">;
+    /** Called after the rig records each decision. */
+    onDecision?: (event: DecisionEvent) => void;
   } = {},
 ) {
   const upstream = createFakeUpstreamServer({ ...options.upstream, namespaced: options.namespaced ?? true });
@@ -103,7 +106,8 @@ async function setUp(
   const handle = options.engine ? undefined : await createEngine({ engine: "compiled" });
   const inner = options.engine ?? handle!.engine;
   const subjects: Subject[] = [];
-  // Records what the proxy asks, then lets the real engine decide.
+  // Records what the proxy asks, then lets the real engine decide: inline when the engine can (as the
+  // proxy checks with a real engine), else by its check.
   const engine: Engine = {
     name: inner.name,
     check: (o) => {
@@ -111,12 +115,26 @@ async function setUp(
       return inner.check(o);
     },
   };
+  const inline = inlineCheckOf({ engine: inner });
+  if (inline) {
+    withInlineCheck({
+      engine,
+      inline: (o) => {
+        const decision = inline(o);
+        if (decision) subjects.push(structuredClone(o.subject));
+        return decision;
+      },
+    });
+  }
   const events: DecisionEvent[] = [];
   const proxy = await createGuardedMcpProxy({
     upstream: toUpstream,
     policy: options.policy ?? policy,
     engine,
-    onDecision: (event) => events.push(event),
+    onDecision: (event) => {
+      events.push(event);
+      options.onDecision?.(event);
+    },
     ...(options.toolPrefix ? { toolPrefix: options.toolPrefix } : {}),
     ...(options.task ? { task: options.task } : {}),
     ...(options.guardContent !== undefined ? { guardContent: options.guardContent } : {}),
@@ -224,6 +242,50 @@ describe("createGuardedMcpProxy", () => {
     expect(seen?.aborted).toBe(true);
     expect(upstream.calls).toEqual([]);
     expect(proxy.stats()).toMatchObject({ checked: 1, forwarded: 0, blocked: 1 });
+  });
+
+  it("takes an engine's inline decision without calling its check, and forwards only an allow", async () => {
+    const verdicts = new Map<string, Decision>([
+      ["/tmp/allowed", allowDecision({ engine: "inline", output: null })],
+      ["/tmp/denied", denyDecision({ engine: "inline", violations: [{ ruleId: "r", message: "no" }] })],
+    ]);
+    // Its check never answers: a call that reached it would time out instead.
+    const engine: Engine = { name: "inline", check: () => new Promise<Decision>(() => undefined) };
+    withInlineCheck({
+      engine,
+      inline: ({ subject }) => verdicts.get(String(subject.trajectory?.at(-1)?.args.path)),
+    });
+    const { agent, upstream, proxy } = await setUp({ engine, checkTimeoutMs: 50 });
+    const allowed = await agent.callTool({
+      name: "filesystem.delete_file",
+      arguments: { path: "/tmp/allowed" },
+    });
+    expect(text(allowed)).toBe("deleted /tmp/allowed");
+    const denied = await agent.callTool({
+      name: "filesystem.delete_file",
+      arguments: { path: "/tmp/denied" },
+    });
+    expect(denied.isError).toBe(true);
+    // No inline answer: the check runs, and its time limit refuses the call.
+    const late = await agent.callTool({ name: "filesystem.delete_file", arguments: { path: "/tmp/other" } });
+    const decision = (late._meta as Record<string, Decision>)[DECISION_META_KEY];
+    expect(decision).toMatchObject({ allowed: false, failure: { code: "CHECK_TIMEOUT" } });
+    expect(upstream.calls).toEqual([{ name: "filesystem.delete_file", args: { path: "/tmp/allowed" } }]);
+    expect(proxy.stats()).toMatchObject({ checked: 3, forwarded: 1, blocked: 2 });
+  });
+
+  it("forwards nothing when onDecision throws: the call is reported before it goes anywhere", async () => {
+    const { agent, upstream, events } = await setUp({
+      onDecision: () => {
+        throw new Error("the reporter is down");
+      },
+    });
+    const error = await agent
+      .callTool({ name: "filesystem.delete_file", arguments: { path: "/tmp/build.log" } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect(events.map((e) => e.forwarded)).toEqual([true]);
+    expect(upstream.calls).toEqual([]);
   });
 
   it("rejects a bad checkTimeoutMs naming the field", async () => {

@@ -56,7 +56,11 @@
  * replaced by its real path (symbolic links resolved) before the check, and that is what is forwarded.
  *
  * Speed: no SDK Server or Client and no schema parsing on the way (raw-stdio.ts gives the stdio
- * transports JSON.parse alone); a relayed message costs one parse and one serialisation per hop.
+ * transports JSON.parse alone); a relayed message costs one parse and one serialisation per hop. A check
+ * the engine can answer without waiting (a compiled policy, a subject small enough for the event loop)
+ * is taken by its inline check (engines/inline-check.ts): no check timer, AbortController or promise
+ * chain per call, which a time limit could not use anyway (it fires only once the event loop is free);
+ * any other check runs against `checkTimeoutMs` as before.
  */
 
 import { randomUUID } from "node:crypto";
@@ -68,10 +72,11 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { Decision, Verdict } from "../core/decision.js";
 import type { Policy } from "../core/policy.js";
-import type { Step } from "../core/subject.js";
+import type { Step, Subject } from "../core/subject.js";
 import { toolCallSubject } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
+import { inlineCheckOf } from "../engines/inline-check.js";
 import { type Cancellation, checkWithin } from "../runtime/check-within.js";
 import {
   CheckTimeoutMsSchema,
@@ -380,11 +385,24 @@ interface Relayed {
   progressToken?: unknown;
 }
 
+/** A checked call: what it was checked as, the decision, whether it is forwarded and why not. */
+interface Decided {
+  tool: string;
+  checkedAs: string;
+  decision: Decision;
+  forwarded: boolean;
+  /** Why an ask was refused (no one could be asked, or the human said no). */
+  reason?: string;
+  /** How long the check took (the human's answer included). */
+  ms: number;
+}
+
 const NOOP = () => undefined;
 
 export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Promise<GuardedMcpProxy> {
   const o = parseWith({ schema: OptionsSchema, value: options, what: "guard proxy options" });
   const { policy, engine, logger } = options;
+  const inlineCheck = inlineCheckOf({ engine });
   const callLog = logger ? batchedLog({ logger, delayMs: LOG_BATCH_MS }) : undefined;
   const historyLimit = o.historyLimit ?? 50;
   const requestLimit = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
@@ -464,7 +482,10 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     const upstreamId = nextId();
     entry.upstreamId = upstreamId;
     toUpstream.set(upstreamId, entry);
-    if (limited) {
+    const sent = sendUpstream({ ...message, id: upstreamId });
+    // The limit is set once the request is on its way (the same tick: it cannot fire before), unless an
+    // upstream that answers at once has answered already.
+    if (limited && !entry.done) {
       entry.timer = setTimeout(() => {
         cancelUpstream(entry, "timed out");
         answer(entry, {
@@ -475,7 +496,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         entry.settle?.({ error: { code: ErrorCode.RequestTimeout, message: "Request timed out" } });
       }, requestLimit);
     }
-    return sendUpstream({ ...message, id: upstreamId });
+    return sent;
   };
 
   const cancelUpstream = (entry: Relayed, reason: unknown) => {
@@ -526,10 +547,12 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     toolSchemas.complete = true;
   };
 
+  /** Whether the cache answers for the tool's schema (known, or known to be missing from a whole listing). */
+  const schemaKnown = (tool: string) => toolSchemas.schemas.has(tool) || toolSchemas.complete;
+
   /** The upstream tool's input schema: from the cache, or from one lazy listing when it is not known. */
   const inputSchemaOf = async (tool: string): Promise<unknown> => {
-    // Known schemas are read at once: no promise on the path of every call.
-    if (toolSchemas.schemas.has(tool) || toolSchemas.complete) return toolSchemas.schemas.get(tool);
+    if (schemaKnown(tool)) return toolSchemas.schemas.get(tool);
     // Before the agent has initialized the upstream, the proxy may not ask it anything.
     if (!initialized) return undefined;
     toolSchemas.fetching ??= fetchToolSchemas().finally(() => {
@@ -539,9 +562,52 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     return toolSchemas.schemas.get(tool);
   };
 
+  /** The proxy's own checks' trust: it built the call from the protocol message it forwards. */
+  const trust = { contextFacts: true };
+
+  /** The check of one call, by the engine's inline check when it needs no waiting, else against the limit. */
+  const check = async (call: { subject: Subject; entry: Relayed; started: number }): Promise<Decision> => {
+    // A check that needs nothing asynchronous takes no timer, AbortController or promise chain: a time
+    // limit could not interrupt it anyway (inline-check.ts).
+    const now = inlineCheck?.({ policy, subject: call.subject, trust });
+    if (now) return now;
+    const { entry } = call;
+    // The agent's cancellation reaches the check through this, without an AbortController per call.
+    const cancellation: Cancellation = (cancel) => {
+      if (entry.done) {
+        cancel(entry.cancelReason);
+        return NOOP;
+      }
+      entry.cancelCheck = cancel;
+      return () => {
+        entry.cancelCheck = undefined;
+      };
+    };
+    if (o.checkTimeoutMs === 0) {
+      const controller = new AbortController();
+      const unlink = cancellation((reason) => controller.abort(reason));
+      try {
+        return await engine.check({ policy, subject: call.subject, signal: controller.signal, trust });
+      } finally {
+        unlink();
+      }
+    }
+    return checkWithin({
+      policy,
+      subject: call.subject,
+      getEngine: async () => engine,
+      engineName: engine.name,
+      limitMs: o.checkTimeoutMs,
+      started: call.started,
+      cancellation,
+      trust,
+    });
+  };
+
   /**
-   * Checks one call against the policy, then counts, logs and reports it. A check that fails throws the
-   * mapped MCP error, and nothing is forwarded.
+   * Checks one call against the policy (and asks the human about an ask, when the agent's client can be
+   * asked): whether it is forwarded, and why not. A check that fails throws the mapped MCP error, and
+   * nothing is forwarded. Counting, logging and reporting it is `record`'s.
    */
   const decide = async (call: {
     tool: string;
@@ -551,7 +617,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     inputSchema?: unknown;
     /** How the call is named to the human (default: the tool). */
     label?: string;
-  }): Promise<{ checkedAs: string; decision: Decision; forwarded: boolean; reason?: string }> => {
+  }): Promise<Decided> => {
     const { entry } = call;
     const checkedAs = `${prefix}${call.tool}`;
     const started = performance.now();
@@ -567,38 +633,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       });
       // The proxy built the call from the protocol message it forwards (toolCallSubject keeps configured
       // context from replacing it), so its context facts are trusted: they are the real call.
-      const trust = { contextFacts: true };
-      // The agent's cancellation reaches the check through this, without an AbortController per call.
-      const cancellation: Cancellation = (cancel) => {
-        if (entry.done) {
-          cancel(entry.cancelReason);
-          return NOOP;
-        }
-        entry.cancelCheck = cancel;
-        return () => {
-          entry.cancelCheck = undefined;
-        };
-      };
-      if (o.checkTimeoutMs === 0) {
-        const controller = new AbortController();
-        const unlink = cancellation((reason) => controller.abort(reason));
-        try {
-          decision = await engine.check({ policy, subject, signal: controller.signal, trust });
-        } finally {
-          unlink();
-        }
-      } else {
-        decision = await checkWithin({
-          policy,
-          subject,
-          getEngine: async () => engine,
-          engineName: engine.name,
-          limitMs: o.checkTimeoutMs,
-          started,
-          cancellation,
-          trust,
-        });
-      }
+      decision = await check({ subject, entry, started });
     } catch (error) {
       const mcpError = toMcpError({ error });
       logger?.error({ tool: checkedAs, code: mcpError.code, message: mcpError.message }, "check failed");
@@ -613,12 +648,31 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         approval: { id: human.id, status: human.approved ? "approved" : "denied" },
       };
     }
-    stats.checked++;
-    stats.byVerdict[decision.verdict]++;
     // Only an allow, or an ask the human approved, forwards: a deny never does.
     const forwarded =
       (decision.verdict === "allow" && decision.allowed === true) ||
       (decision.verdict === "ask" && human?.approved === true);
+    const reason =
+      decision.verdict === "ask" && !forwarded
+        ? human && !human.approved
+          ? human.reason
+          : noElicitationReason()
+        : undefined;
+    return {
+      tool: call.tool,
+      checkedAs,
+      decision,
+      forwarded,
+      ms: performance.now() - started,
+      ...(reason ? { reason } : {}),
+    };
+  };
+
+  /** Counts, logs (in batches, after the answer) and reports a decided call. */
+  const record = (decided: Decided) => {
+    const { checkedAs, decision, forwarded } = decided;
+    stats.checked++;
+    stats.byVerdict[decision.verdict]++;
     if (forwarded) stats.forwarded++;
     else stats.blocked++;
     if (callLog) {
@@ -627,19 +681,12 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         verdict: decision.verdict,
         rules: decision.violations.map((v) => v.ruleId),
         engine: decision.engine,
-        ms: performance.now() - started,
+        ms: decided.ms,
       };
       // Written after the answer, in batches (batched-log.ts): off the path the agent waits on, in order.
       callLog.info({ fields: line, message: forwarded ? "forwarded" : "blocked" });
     }
-    options.onDecision?.({ tool: call.tool, checkedAs, decision, forwarded });
-    const reason =
-      decision.verdict === "ask" && !forwarded
-        ? human && !human.approved
-          ? human.reason
-          : noElicitationReason()
-        : undefined;
-    return { checkedAs, decision, forwarded, ...(reason ? { reason } : {}) };
+    options.onDecision?.({ tool: decided.tool, checkedAs, decision, forwarded });
   };
 
   /** Why an ask was refused without asking anyone. */
@@ -701,7 +748,8 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   /** One agent `tools/call`: checked, then answered with the refusal or forwarded as it was checked. */
   const relayCall = async (entry: Relayed, params: ToolCallParams): Promise<void> => {
     const tool = params.name;
-    const inputSchema = await inputSchemaOf(tool);
+    // A known schema is read at once: no promise on the path of every call.
+    const inputSchema = schemaKnown(tool) ? toolSchemas.schemas.get(tool) : await inputSchemaOf(tool);
     let args = params.arguments ?? {};
     let rewritten = false;
     if (o.realPaths) {
@@ -714,23 +762,28 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       }
     }
     if (entry.done) return;
-    const { checkedAs, decision, forwarded, reason } = await decide({ tool, args, entry, inputSchema });
-    if (entry.done) return;
-    if (!forwarded) {
-      return answer(entry, { result: blockedCallResult({ tool, decision, ...(reason ? { reason } : {}) }) });
+    const decided = await decide({ tool, args, entry, inputSchema });
+    // Counted and reported before it goes anywhere: an onDecision that throws still forwards nothing.
+    record(decided);
+    if (!entry.done) {
+      if (!decided.forwarded) {
+        const { decision, reason } = decided;
+        answer(entry, { result: blockedCallResult({ tool, decision, ...(reason ? { reason } : {}) }) });
+      } else {
+        // What was checked is what is forwarded: the real paths when they were resolved; every other
+        // field of params (`_meta`, `task`) as it came.
+        entry.step = remember({ action: decided.checkedAs, args });
+        relay(
+          entry,
+          {
+            jsonrpc: "2.0",
+            method: "tools/call",
+            params: rewritten ? { ...params, name: tool, arguments: args } : params,
+          },
+          true,
+        );
+      }
     }
-    entry.step = remember({ action: checkedAs, args });
-    // What was checked is what is forwarded: the real paths when they were resolved; every other field
-    // of params (`_meta`, `task`) as it came.
-    await relay(
-      entry,
-      {
-        jsonrpc: "2.0",
-        method: "tools/call",
-        params: rewritten ? { ...params, name: tool, arguments: args } : params,
-      },
-      true,
-    );
   };
 
   /**
@@ -746,20 +799,19 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       params: Record<string, unknown>;
     },
   ): Promise<void> => {
-    const { checkedAs, decision, forwarded, reason } = await decide({
-      tool: call.method,
-      args: call.args,
-      entry,
-      label: call.label,
-    });
-    if (entry.done) return;
-    if (!forwarded) {
-      return answer(entry, {
-        error: errorBody(refusal({ label: call.label, decision, ...(reason ? { reason } : {}) })),
-      });
+    const decided = await decide({ tool: call.method, args: call.args, entry, label: call.label });
+    record(decided);
+    if (!entry.done) {
+      if (!decided.forwarded) {
+        const { decision, reason } = decided;
+        answer(entry, {
+          error: errorBody(refusal({ label: call.label, decision, ...(reason ? { reason } : {}) })),
+        });
+      } else {
+        entry.step = remember({ action: decided.checkedAs, args: call.args });
+        relay(entry, { jsonrpc: "2.0", method: call.method, params: call.params }, true);
+      }
     }
-    entry.step = remember({ action: checkedAs, args: call.args });
-    await relay(entry, { jsonrpc: "2.0", method: call.method, params: call.params }, true);
   };
 
   /** Starts a check that answers the agent itself; a check that throws answers its error. */

@@ -22,6 +22,7 @@ import { isCompiled, type Policy, policyRef } from "../../core/policy.js";
 import type { Subject } from "../../core/subject.js";
 import { agentAnswer } from "../common/agent-answer.js";
 import type { CheckOptions, Engine } from "../engine.js";
+import { withInlineCheck } from "../inline-check.js";
 import { type CompiledPolicy, compilePolicyRules } from "./compiled-policy.js";
 import { type CompiledVerdict, decide } from "./decide.js";
 import { type CompiledFacts, extractFacts } from "./extract-facts.js";
@@ -71,6 +72,11 @@ export interface CompiledEngine extends Engine {
    * what it reports as undetermined. `skipTemporal` leaves the temporal rules to the shield.
    */
   assess(options: AssessOptions): CompiledAssessment;
+  /**
+   * `assess` when it needs no waiting (no offload wants the subject, the policy's extractors are loaded),
+   * else undefined: then `assessAsync`.
+   */
+  assessInline(options: AssessOptions): CompiledAssessment | undefined;
   /** `assess`, off the event loop when the engine has an offload that wants this subject. */
   assessAsync(options: AssessOptions & { signal?: AbortSignal }): Promise<CompiledAssessment>;
   /** Facts only: what `auto` looks at to choose the compiled path. */
@@ -224,6 +230,12 @@ export function createCompiledEngine(
     return { decided: true, decision: decideCompiled(compiled, o.subject, facts, started, verdict) };
   }
 
+  /** `assess` when it can run now: on the event loop (no offload wants the subject), extractors loaded. */
+  function assessInline(o: AssessOptions): CompiledAssessment | undefined {
+    if (offload?.wants({ subject: o.subject }) || !extractorsLoaded({ policy: o.policy })) return undefined;
+    return assess(o);
+  }
+
   /**
    * `assess` at once when it can run inline with its extractors loaded (the usual check: no promise
    * made and no turn of the event loop awaited), else a promise of it: after loading the extractors,
@@ -265,30 +277,48 @@ export function createCompiledEngine(
     return decideCompiled(compilePolicyRules({ policy: o.policy }), o.subject, o.facts, started);
   }
 
-  return {
+  /** The answer to a policy with no compiled rules: nothing to run. */
+  function unsupported(policy: Policy, subject: Subject): Decision {
+    return failureDecision({
+      engine: name,
+      policy: policyRef(policy),
+      code: "UNSUPPORTED",
+      message: `policy ${policy.name} has no compiled rules; use the guardagent or baseline engine with a model, or compile it (warden compile)`,
+      mode: failMode,
+      output: agentAnswer({ policy, subject }),
+    });
+  }
+
+  /** The decision of an assessment: its own, or the fail-closed one of what it could not determine. */
+  function decisionOf(assessed: CompiledAssessment, policy: Policy, subject: Subject, started: number) {
+    if (assessed.decided) return assessed.decision;
+    return undeterminedDecision(policy, subject, assessed.facts, assessed.undetermined, started);
+  }
+
+  const engine: CompiledEngine = {
     name,
     extract({ policy, subject, trust }) {
       return extractFacts({ compiled: compilePolicyRules({ policy }), subject, trust });
     },
     decideFacts,
     assess,
+    assessInline,
     assessAsync,
     async check({ policy, subject, signal, trust }: CheckOptions): Promise<Decision> {
       const started = performance.now();
-      if (!isCompiled(policy)) {
-        return failureDecision({
-          engine: name,
-          policy: policyRef(policy),
-          code: "UNSUPPORTED",
-          message: `policy ${policy.name} has no compiled rules; use the guardagent or baseline engine with a model, or compile it (warden compile)`,
-          mode: failMode,
-          output: agentAnswer({ policy, subject }),
-        });
-      }
+      if (!isCompiled(policy)) return unsupported(policy, subject);
       const now = assessNowOrLater({ policy, subject, started, trust, ...(signal ? { signal } : {}) });
-      const assessed = now instanceof Promise ? await now : now;
-      if (assessed.decided) return assessed.decision;
-      return undeterminedDecision(policy, subject, assessed.facts, assessed.undetermined, started);
+      return decisionOf(now instanceof Promise ? await now : now, policy, subject, started);
     },
   };
+  // `check` without waiting: the same steps, when the assessment can run now (inline-check.ts).
+  return withInlineCheck({
+    engine,
+    inline: ({ policy, subject, trust }) => {
+      const started = performance.now();
+      if (!isCompiled(policy)) return unsupported(policy, subject);
+      const assessed = assessInline({ policy, subject, started, trust });
+      return assessed && decisionOf(assessed, policy, subject, started);
+    },
+  });
 }

@@ -51,10 +51,11 @@ export async function loadExtractors(options: { policy?: Policy; all?: boolean }
 }
 
 /**
- * Whether every extractor `policy` needs is loaded already, so a check may run at once instead of
- * awaiting `loadExtractors` (a turn of the event loop per check for nothing, once loaded).
+ * Whether every extractor `policy` needs is loaded already, so a check may run at once (the synchronous
+ * entry points, or without awaiting `loadExtractors`: a turn of the event loop per check for nothing).
  */
 export function extractorsLoaded(options: { policy: Policy }): boolean {
+  if (ehrAgent && taskCategory) return true;
   const needed = extractorsNeeded(options);
   return (!needed.ehrAgent || ehrAgent !== undefined) && (!needed.taskCategory || taskCategory !== undefined);
 }
