@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { defineConfig } from "tsdown";
 
 const common = {
@@ -38,6 +39,59 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * The CLI's chunks along the path of a one-shot check (`warden check`, `warden hook`): ESM loads each
+ * file with a resolve, a read through the thread pool and a link of its own, and code splitting alone
+ * cut that path into ~35 small shared chunks. Here each module goes to the first group whose roots
+ * import it statically, directly or not: what the entry loads before any command (`main.ts`), what
+ * the command table adds (`commands/index.ts`: zod), then what `check.ts` and `hook.ts` add. The
+ * earlier groups take their modules first (priority), so the last one (a group takes its modules'
+ * imports with it) cannot pull them in and make every start load it. Dynamic imports stay as they
+ * were: a module only some checks need still loads on its first use. Were the module ids not to match
+ * (a renamed root), rolldown would split as before: slower, nothing else.
+ */
+const CHUNK_GROUPS = [
+  { name: "cli-start", roots: ["src/cli/main.ts"] },
+  { name: "cli-commands", roots: ["src/cli/commands/index.ts"] },
+  { name: "one-shot-check", roots: ["src/cli/commands/check.ts", "src/cli/commands/hook.ts"] },
+] as const;
+type ModuleInfoOf = (id: string) => { importedIds: readonly string[] } | null;
+
+/** Every module `roots` import statically, directly or not, the roots included. */
+function staticClosure(options: { roots: readonly string[]; info: ModuleInfoOf }): Set<string> {
+  const seen = new Set<string>();
+  const stack = options.roots.map((root) => resolve(root));
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    stack.push(...(options.info(id)?.importedIds ?? []));
+  }
+  return seen;
+}
+
+/** The groups of CHUNK_GROUPS as rolldown's `codeSplitting.groups` (the module graph is read once). */
+function oneShotChunkGroups() {
+  const entry = resolve(CHUNK_GROUPS[0].roots[0]);
+  let groupOf: Map<string, string> | undefined;
+  const groupName = (id: string, info: ModuleInfoOf): string | undefined => {
+    if (!groupOf) {
+      groupOf = new Map();
+      for (const group of CHUNK_GROUPS) {
+        for (const m of staticClosure({ roots: group.roots, info })) {
+          if (m !== entry && !groupOf.has(m)) groupOf.set(m, group.name);
+        }
+      }
+    }
+    return groupOf.get(id);
+  };
+  return CHUNK_GROUPS.map((group, i) => ({
+    name: (id: string, ctx: { getModuleInfo: ModuleInfoOf }) =>
+      groupName(id, (m) => ctx.getModuleInfo(m)) === group.name ? group.name : null,
+    priority: CHUNK_GROUPS.length - i,
+  }));
+}
+
 export default defineConfig([
   {
     ...common,
@@ -74,6 +128,7 @@ export default defineConfig([
     // onlyBundle lists the same packages: the build fails if anything else would be bundled.
     deps: { neverBundle: natives, alwaysBundle: inlined, onlyBundle: inlined },
     plugins: [lazyChildProcess],
+    outputOptions: { codeSplitting: { groups: oneShotChunkGroups() } },
     // Minified: V8 parses every byte of each module a check loads (~0.9 MB) and fully compiles the
     // functions it calls, and Node 20 keeps no compile cache. Names stay (keepNames), so stack traces
     // (WARDEN_DEBUG=1) still name the functions; the .map files beside the bundle give the source lines.
