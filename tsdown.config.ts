@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { defineConfig } from "tsdown";
 
@@ -92,6 +93,33 @@ function oneShotChunkGroups() {
   }));
 }
 
+/**
+ * The build's copy of src/policies/validated-policy-digests.ts lists the digests of the bundled policy
+ * documents that parse to themselves, so a load of one skips the schema walk (load-policy.ts). They are
+ * computed by each build with scripts/validated-policies.ts, run through tsx on the same sources the
+ * build bundles. The module must keep its marker line: a build that cannot write the digests fails.
+ */
+const DIGESTS_MODULE = resolve("src/policies/validated-policy-digests.ts");
+const DIGESTS_MARKER = "// warden:validated-policy-digests";
+let digests: string[] | undefined;
+const validatedPolicies = {
+  name: "warden:validated-policies",
+  // Computed again by each build, so a watch build never keeps digests from older sources.
+  buildStart() {
+    digests = undefined;
+  },
+  transform(code: string, id: string) {
+    if (id !== DIGESTS_MODULE) return undefined;
+    if (!code.includes(DIGESTS_MARKER)) throw new Error(`${id} lost its marker ${DIGESTS_MARKER}`);
+    digests ??= JSON.parse(
+      execFileSync(process.execPath, ["--import", "tsx", "scripts/validated-policies.ts"], {
+        encoding: "utf8",
+      }),
+    ) as string[];
+    return code.replace(DIGESTS_MARKER, digests.map((d) => JSON.stringify(d)).join(", "));
+  },
+};
+
 export default defineConfig([
   {
     ...common,
@@ -114,6 +142,7 @@ export default defineConfig([
     outDir: out,
     clean: [`${out}/**`, `!${out}/cli/**`],
     deps: { neverBundle: natives },
+    plugins: [validatedPolicies],
   },
   {
     ...common,
@@ -127,7 +156,7 @@ export default defineConfig([
     clean: true,
     // onlyBundle lists the same packages: the build fails if anything else would be bundled.
     deps: { neverBundle: natives, alwaysBundle: inlined, onlyBundle: inlined },
-    plugins: [lazyChildProcess],
+    plugins: [lazyChildProcess, validatedPolicies],
     outputOptions: { codeSplitting: { groups: oneShotChunkGroups() } },
     // Minified: V8 parses every byte of each module a check loads (~0.9 MB) and fully compiles the
     // functions it calls, and Node 20 keeps no compile cache. Names stay (keepNames), so stack traces
