@@ -44,18 +44,20 @@ const lazyChildProcess = {
  * The CLI's chunks along the path of a one-shot check (`warden check`, `warden hook`): ESM loads each
  * file with a resolve, a read through the thread pool and a link of its own, and code splitting alone
  * cut that path into ~35 small shared chunks. Here each module goes to the first group whose roots
- * import it statically, directly or not: what the entry loads before any command (`main.ts`), what
- * the command table adds (`commands/index.ts`: zod), then what `check.ts` and `hook.ts` add. The
- * earlier groups take their modules first (priority), so the last one (a group takes its modules'
- * imports with it) cannot pull them in and make every start load it. Dynamic imports stay as they
- * were: a module only some checks need still loads on its first use. Were the module ids not to match
- * (a renamed root), rolldown would split as before: slower, nothing else.
+ * import it statically, directly or not: what the entry loads (`main.ts`: commander, the error
+ * mapping); zod, with the module the command table loads to turn its JIT off before a check's schemas
+ * are built (`one-shot-validation.ts`); then what `check.ts` and `hook.ts` add. The earlier groups take
+ * their modules first (priority), so the last one (a group takes its modules' imports with it) cannot
+ * pull them in and make every start load it. Dynamic imports stay as they were: a module only some
+ * checks need still loads on its first use. Were the module ids not to match (a renamed root),
+ * rolldown would split as before: slower, nothing else.
  */
 const CHUNK_GROUPS = [
   { name: "cli-start", roots: ["src/cli/main.ts"] },
-  { name: "cli-commands", roots: ["src/cli/commands/index.ts"] },
+  { name: "zod", roots: ["src/cli/one-shot-validation.ts"] },
   { name: "one-shot-check", roots: ["src/cli/commands/check.ts", "src/cli/commands/hook.ts"] },
 ] as const;
+const CLI_ENTRY = resolve("src/cli/main.ts");
 type ModuleInfoOf = (id: string) => { importedIds: readonly string[] } | null;
 
 /** Every module `roots` import statically, directly or not, the roots included. */
@@ -73,18 +75,12 @@ function staticClosure(options: { roots: readonly string[]; info: ModuleInfoOf }
 
 /** The groups of CHUNK_GROUPS as rolldown's `codeSplitting.groups` (the module graph is read once). */
 function oneShotChunkGroups() {
-  const entry = resolve(CHUNK_GROUPS[0].roots[0]);
-  let groupOf: Map<string, string> | undefined;
+  let closures: Set<string>[] | undefined;
   const groupName = (id: string, info: ModuleInfoOf): string | undefined => {
-    if (!groupOf) {
-      groupOf = new Map();
-      for (const group of CHUNK_GROUPS) {
-        for (const m of staticClosure({ roots: group.roots, info })) {
-          if (m !== entry && !groupOf.has(m)) groupOf.set(m, group.name);
-        }
-      }
-    }
-    return groupOf.get(id);
+    if (id === CLI_ENTRY) return undefined;
+    closures ??= CHUNK_GROUPS.map((group) => staticClosure({ roots: group.roots, info }));
+    const index = closures.findIndex((closure) => closure.has(id));
+    return index === -1 ? undefined : CHUNK_GROUPS[index]!.name;
   };
   return CHUNK_GROUPS.map((group, i) => ({
     name: (id: string, ctx: { getModuleInfo: ModuleInfoOf }) =>
