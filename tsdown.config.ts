@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
 import { defineConfig } from "tsdown";
 
 const common = {
@@ -38,6 +40,82 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * The CLI's chunks along the path of a one-shot check (`warden check`, `warden hook`): ESM loads each
+ * file with a resolve, a read through the thread pool and a link of its own, and code splitting alone
+ * cut that path into ~35 small shared chunks. Here each module goes to the first group whose roots
+ * import it statically, directly or not: what the entry loads (`main.ts`: commander, the error
+ * mapping); zod, with the module the command table loads to turn its JIT off before a check's schemas
+ * are built (`one-shot-validation.ts`); then what `check.ts` and `hook.ts` add. The earlier groups take
+ * their modules first (priority), so the last one (a group takes its modules' imports with it) cannot
+ * pull them in and make every start load it. Dynamic imports stay as they were: a module only some
+ * checks need still loads on its first use. Were the module ids not to match (a renamed root),
+ * rolldown would split as before: slower, nothing else.
+ */
+const CHUNK_GROUPS = [
+  { name: "cli-start", roots: ["src/cli/main.ts"] },
+  { name: "zod", roots: ["src/cli/one-shot-validation.ts"] },
+  { name: "one-shot-check", roots: ["src/cli/commands/check.ts", "src/cli/commands/hook.ts"] },
+] as const;
+const CLI_ENTRY = resolve("src/cli/main.ts");
+type ModuleInfoOf = (id: string) => { importedIds: readonly string[] } | null;
+
+/** Every module `roots` import statically, directly or not, the roots included. */
+function staticClosure(options: { roots: readonly string[]; info: ModuleInfoOf }): Set<string> {
+  const seen = new Set<string>();
+  const stack = options.roots.map((root) => resolve(root));
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    stack.push(...(options.info(id)?.importedIds ?? []));
+  }
+  return seen;
+}
+
+/** The groups of CHUNK_GROUPS as rolldown's `codeSplitting.groups` (the module graph is read once). */
+function oneShotChunkGroups() {
+  let closures: Set<string>[] | undefined;
+  const groupName = (id: string, info: ModuleInfoOf): string | undefined => {
+    if (id === CLI_ENTRY) return undefined;
+    closures ??= CHUNK_GROUPS.map((group) => staticClosure({ roots: group.roots, info }));
+    const index = closures.findIndex((closure) => closure.has(id));
+    return index === -1 ? undefined : CHUNK_GROUPS[index]!.name;
+  };
+  return CHUNK_GROUPS.map((group, i) => ({
+    name: (id: string, ctx: { getModuleInfo: ModuleInfoOf }) =>
+      groupName(id, (m) => ctx.getModuleInfo(m)) === group.name ? group.name : null,
+    priority: CHUNK_GROUPS.length - i,
+  }));
+}
+
+/**
+ * The build's copy of src/policies/validated-policy-digests.ts lists the digests of the bundled policy
+ * documents that parse to themselves, so a load of one skips the schema walk (load-policy.ts). They are
+ * computed by each build with scripts/validated-policies.ts, run through tsx on the same sources the
+ * build bundles. The module must keep its marker line: a build that cannot write the digests fails.
+ */
+const DIGESTS_MODULE = resolve("src/policies/validated-policy-digests.ts");
+const DIGESTS_MARKER = "// warden:validated-policy-digests";
+let digests: string[] | undefined;
+const validatedPolicies = {
+  name: "warden:validated-policies",
+  // Computed again by each build, so a watch build never keeps digests from older sources.
+  buildStart() {
+    digests = undefined;
+  },
+  transform(code: string, id: string) {
+    if (id !== DIGESTS_MODULE) return undefined;
+    if (!code.includes(DIGESTS_MARKER)) throw new Error(`${id} lost its marker ${DIGESTS_MARKER}`);
+    digests ??= JSON.parse(
+      execFileSync(process.execPath, ["--import", "tsx", "scripts/validated-policies.ts"], {
+        encoding: "utf8",
+      }),
+    ) as string[];
+    return code.replace(DIGESTS_MARKER, digests.map((d) => JSON.stringify(d)).join(", "));
+  },
+};
+
 export default defineConfig([
   {
     ...common,
@@ -62,6 +140,7 @@ export default defineConfig([
     outDir: out,
     clean: [`${out}/**`, `!${out}/cli/**`],
     deps: { neverBundle: natives },
+    plugins: [validatedPolicies],
   },
   {
     ...common,
@@ -75,7 +154,8 @@ export default defineConfig([
     clean: true,
     // onlyBundle lists the same packages: the build fails if anything else would be bundled.
     deps: { neverBundle: natives, alwaysBundle: inlined, onlyBundle: inlined },
-    plugins: [lazyChildProcess],
+    plugins: [lazyChildProcess, validatedPolicies],
+    outputOptions: { codeSplitting: { groups: oneShotChunkGroups() } },
     // Minified: V8 parses every byte of each module a check loads (~0.9 MB) and fully compiles the
     // functions it calls, and Node 20 keeps no compile cache. Names stay (keepNames), so stack traces
     // (WARDEN_DEBUG=1) still name the functions; the .map files beside the bundle give the source lines.

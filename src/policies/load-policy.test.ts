@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { listBundledPolicies, loadPolicy } from "./load-policy.js";
+import {
+  bundledPoliciesDir,
+  listBundledPolicies,
+  loadPolicy,
+  readPolicyFile,
+  readPolicyFileContent,
+  validatedPolicyDigest,
+} from "./load-policy.js";
 
 const root = mkdtempSync(join(tmpdir(), "warden-load-policy-"));
 writeFileSync(join(root, "outside.md"), "OUTSIDE");
@@ -107,5 +114,36 @@ describe("loadPolicy's regex checks", () => {
       }),
     );
     expect(() => loadPolicy({ ref: wrong, regexes: "use" })).toThrow(/effect/);
+  });
+});
+
+describe("documents the build validated (validated-policy-digests.ts)", () => {
+  const bundledText = (name: string) =>
+    readPolicyFile({ path: join(bundledPoliciesDir(), name, "policy.json"), what: "policy file" });
+
+  it("has a digest for every bundled policy, none for a document the schema changes, and refuses an invalid one", () => {
+    for (const name of listBundledPolicies())
+      expect(validatedPolicyDigest({ text: bundledText(name), what: name })).toMatch(/^[0-9a-f]{64}$/);
+    // The schema fills in `kind`: the parse is not the document, so it must keep being parsed.
+    const defaulted = JSON.stringify({ name: "d", specification: "s", requests: "r" });
+    expect(validatedPolicyDigest({ text: defaulted, what: "d" })).toBeUndefined();
+    const invalid = JSON.stringify({ name: "", specification: "s", requests: "r" });
+    expect(() => validatedPolicyDigest({ text: invalid, what: "i" })).toThrow(/Invalid i/);
+  });
+
+  it("loads a validated document as its parse, and parses any other byte", () => {
+    const dir = join(root, "validated");
+    mkdirSync(dir);
+    const path = join(dir, "policy.json");
+    const text = bundledText("coding-agent");
+    writeFileSync(path, text);
+    const digest = validatedPolicyDigest({ text, what: "coding-agent" })!;
+    const parsed = readPolicyFileContent({ path, what: "p", digests: [] });
+    expect(readPolicyFileContent({ path, what: "p", digests: [digest] })).toStrictEqual(parsed);
+    // One byte more (a rule id emptied) is another document: parsed, and refused.
+    writeFileSync(path, text.replace('"id": "code.no-secret-files"', '"id": ""'));
+    expect(() => readPolicyFileContent({ path, what: "p", digests: [digest] })).toThrow(
+      /INVALID_POLICY|Invalid p/,
+    );
   });
 });

@@ -7,6 +7,12 @@
  * `{ "file": … }` text reference is confined to the policy's own folder — relative, no `..` escape, and
  * its real path (symbolic links resolved) inside the real path of that folder — since the service serves
  * policy texts back to callers.
+ *
+ * A bundled policy's document is validated by the build: the build parses each with the schema exactly
+ * as a load does, and when the schema returns the document unchanged it records the SHA-256 of the
+ * file's bytes (validated-policy-digests.ts). A load whose file has one of those digests takes the
+ * parsed JSON as it is: the schema walk (~40M instructions for coding-agent, on every hook call) would
+ * return the same value. Any other byte, or a checkout's sources (no digests), gets the full parse.
  */
 import {
   closeSync,
@@ -19,6 +25,7 @@ import {
   statSync,
 } from "node:fs";
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { lazyModule } from "../core/lazy-module.js";
@@ -27,9 +34,12 @@ import { checkPolicyDocumentLimits, type Policy, PolicyFileSchema } from "../cor
 import { withRegexesParsedAtUse } from "../core/safe-regex.js";
 import { parseWith } from "../core/validate.js";
 import { packageRoot } from "./package-root.js";
+import { VALIDATED_POLICY_DIGESTS } from "./validated-policy-digests.js";
 
 /** The YAML parser, loaded only for a policy written in YAML (core/lazy-module.ts). */
 const yaml = lazyModule<typeof import("yaml")>({ specifier: "yaml" });
+/** For the digest of a policy file, loaded by the first load that has digests to compare with. */
+const crypto = lazyModule<typeof import("node:crypto")>({ specifier: "node:crypto" });
 
 export interface LoadedPolicy {
   policy: Policy;
@@ -94,8 +104,8 @@ export function readPolicyFile(options: { path: string; what: string; field?: st
   }
 }
 
-function readStructured(path: string): unknown {
-  const text = readPolicyFile({ path, what: "policy file" });
+function parseStructured(options: { path: string; text: string }): unknown {
+  const { path, text } = options;
   try {
     return [".yaml", ".yml"].includes(extname(path).toLowerCase()) ? yaml().parse(text) : JSON.parse(text);
   } catch (error) {
@@ -105,6 +115,13 @@ function readStructured(path: string): unknown {
       cause: error,
     });
   }
+}
+
+/** A policy file as the schema returns it: a Policy whose texts may still be file references. */
+type PolicyFile = z.output<typeof PolicyFileSchema>;
+
+function sha256(text: string): string {
+  return crypto().createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /** Whether `path` is `dir` itself or below it (both already absolute and normalised). */
@@ -143,6 +160,27 @@ function resolveText(options: { value: string | { file: string }; dir: string; f
   return readPolicyFile({ path, what: `policy text (${field})`, field });
 }
 
+/** The policy schema's parse of a document (its size and depth checked first), texts not yet read. */
+function parsePolicyFile(options: { document: unknown; what: string; regexes?: RegexChecks }): PolicyFile {
+  const { document, what } = options;
+  checkPolicyDocumentLimits({ document, what });
+  // One parse: PolicyFileSchema is PolicySchema with the two texts also allowed as file references, so
+  // once those are read (strings) the result is a valid Policy — parsing it again with PolicySchema
+  // would only walk every rule a second time (about half of a large policy's load).
+  const parse = () => parseWith({ schema: PolicyFileSchema, value: document, what, code: "INVALID_POLICY" });
+  return options.regexes === "use" ? withRegexesParsedAtUse({ run: parse }) : parse();
+}
+
+/** The policy with its texts: each a string, or read from its file in `dir`. */
+function withTexts(options: { file: PolicyFile; dir: string }): Policy {
+  const { file, dir } = options;
+  return {
+    ...file,
+    specification: resolveText({ value: file.specification, dir, field: "specification" }),
+    requests: resolveText({ value: file.requests, dir, field: "requests" }),
+  };
+}
+
 /** Parses an in-memory policy document whose file references resolve against `dir`. */
 export function parsePolicyDocument(options: {
   document: unknown;
@@ -152,19 +190,47 @@ export function parsePolicyDocument(options: {
   regexes?: RegexChecks;
 }): Policy {
   const what = options.what ?? "policy";
-  checkPolicyDocumentLimits({ document: options.document, what });
-  // One parse: PolicyFileSchema is PolicySchema with the two texts also allowed as file references, so
-  // once those are read (strings) the result is a valid Policy — parsing it again with PolicySchema
-  // would only walk every rule a second time (about half of a large policy's load).
-  const parse = () =>
-    parseWith({ schema: PolicyFileSchema, value: options.document, what, code: "INVALID_POLICY" });
-  const file = options.regexes === "use" ? withRegexesParsedAtUse({ run: parse }) : parse();
-  const policy: Policy = {
-    ...file,
-    specification: resolveText({ value: file.specification, dir: options.dir, field: "specification" }),
-    requests: resolveText({ value: file.requests, dir: options.dir, field: "requests" }),
-  };
-  return policy;
+  const file = parsePolicyFile({
+    document: options.document,
+    what,
+    ...(options.regexes ? { regexes: options.regexes } : {}),
+  });
+  return withTexts({ file, dir: options.dir });
+}
+
+/**
+ * The build's side of validated documents: the SHA-256 of a JSON policy file's text when the schema's
+ * parse (regexes checked at load, the stricter way) returns its document unchanged, undefined when the
+ * parse changes it (a default filled in); throws as a load would when the policy is invalid.
+ */
+export function validatedPolicyDigest(options: { text: string; what: string }): string | undefined {
+  const document = JSON.parse(options.text) as unknown;
+  const file = parsePolicyFile({ document, what: options.what, regexes: "load" });
+  return isDeepStrictEqual(file, document) ? sha256(options.text) : undefined;
+}
+
+/**
+ * A policy file's schema-checked content: taken as parsed when its bytes are a document the build
+ * validated (`digests`, see validatedPolicyDigest), otherwise parsed with the schema.
+ */
+export function readPolicyFileContent(options: {
+  path: string;
+  what: string;
+  regexes?: RegexChecks;
+  /** SHA-256 digests of documents known to parse to themselves; the build's by default. */
+  digests?: readonly string[];
+}): PolicyFile {
+  const { path, what } = options;
+  const text = readPolicyFile({ path, what: "policy file" });
+  const digests = options.digests ?? VALIDATED_POLICY_DIGESTS;
+  const json = extname(path).toLowerCase() === ".json";
+  // A validated document is valid JSON: its parse cannot throw.
+  if (json && digests.length > 0 && digests.includes(sha256(text))) return JSON.parse(text) as PolicyFile;
+  return parsePolicyFile({
+    document: parseStructured({ path, text }),
+    what,
+    ...(options.regexes ? { regexes: options.regexes } : {}),
+  });
 }
 
 /**
@@ -222,11 +288,6 @@ export function loadPolicy(options: z.input<typeof LoadPolicyOptionsSchema>): Lo
     });
   }
   const dir = dirname(path);
-  const policy = parsePolicyDocument({
-    document: readStructured(path),
-    dir,
-    what: `policy ${path}`,
-    regexes,
-  });
-  return { policy, dir, path, bundled };
+  const file = readPolicyFileContent({ path, what: `policy ${path}`, regexes });
+  return { policy: withTexts({ file, dir }), dir, path, bundled };
 }

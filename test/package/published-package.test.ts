@@ -13,6 +13,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -22,6 +23,12 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bundledPoliciesDir,
+  listBundledPolicies,
+  readPolicyFile,
+  validatedPolicyDigest,
+} from "../../src/policies/load-policy.js";
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, "..", "..");
@@ -522,6 +529,19 @@ describe("the published package, installed without its optional peers", () => {
     expect(deny).toMatchObject({ allowed: false, verdict: "deny", engine: "auto/compiled" });
     expect(allow).toMatchObject({ allowed: true, engine: "auto/compiled" });
   }, 90_000);
+
+  it("carries the digests of the bundled policies it validated in the CLI build", () => {
+    const cli = join(consumer, "node_modules", "warden", "dist", "cli");
+    const code = readdirSync(cli)
+      .filter((f) => f.endsWith(".js"))
+      .map((f) => readFileSync(join(cli, f), "utf8"))
+      .join("\n");
+    for (const name of listBundledPolicies()) {
+      const path = join(bundledPoliciesDir(), name, "policy.json");
+      const digest = validatedPolicyDigest({ text: readPolicyFile({ path, what: name }), what: name });
+      expect(code).toContain(digest);
+    }
+  });
 
   it("runs `warden check` through the installed bin", async () => {
     const subject = join(consumer, "call.json");

@@ -7,18 +7,17 @@
  * every command, so `--help` and commander's suggestions see them all.
  */
 import type { Command } from "commander";
-import { z } from "zod";
 
 type Register = (options: { program: Command }) => void;
 
 /** How to register each top-level command: one dynamic import per command, loaded when it runs. */
 const COMMANDS: Record<string, () => Promise<Register>> = {
   check: async () => {
-    oneShotValidation();
+    await oneShotValidation();
     return (await import("./check.js")).registerCheckCommand;
   },
   hook: async () => {
-    oneShotValidation();
+    await oneShotValidation();
     return (await import("./hook.js")).registerHookCommand;
   },
   compile: async () => (await import("./compile.js")).registerCompileCommand,
@@ -33,14 +32,9 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   policy: async () => registerPolicyCommands,
 };
 
-/**
- * A one-shot command parses each schema about once, so zod's JIT (a parser function generated per
- * object schema on its first parse) costs more than it saves, on every hook call. Each schema reads
- * the setting when it is constructed, so it is set before the command's modules (and the schemas they
- * build at import) load; long-running commands (serve, mcp) keep the JIT.
- */
-function oneShotValidation(): void {
-  z.config({ jitless: true });
+/** zod's JIT off before a one-shot command's modules load (../one-shot-validation.ts says why). */
+async function oneShotValidation(): Promise<void> {
+  (await import("../one-shot-validation.js")).turnOffZodJit();
 }
 
 /** `warden policy build|import|train`. */
