@@ -16,6 +16,8 @@ export interface EngineProvider {
   readonly defaultEngine: EngineName;
   /** The engine of that name (the default when absent); throws MODEL_CONFIG when it needs a missing model. */
   get(options: { engine?: EngineName }): Promise<Engine>;
+  /** The engine of that name when it is built already (no waiting), else undefined. */
+  ready?(options: { engine?: EngineName }): Engine | undefined;
   /**
    * Labelled feedback on a decided check, to the GuardAgent engine's memory; present only when learning
    * from feedback is on (learn = "correct-only" with a memory). Returns whether the case was stored.
@@ -25,6 +27,7 @@ export interface EngineProvider {
 }
 
 export interface EnginePool extends EngineProvider {
+  ready(options: { engine?: EngineName }): Engine | undefined;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,8 @@ export function createEnginePool(options: {
     ...(checkPool ? { checkOffload: checkPool } : {}),
   };
   const handles = new Map<EngineName, Promise<EngineHandle>>();
+  /** The engines built so far, for `ready`. */
+  const built = new Map<EngineName, Engine>();
   let closed = false;
 
   // Every GuardAgent engine of the pool shares the one memory, so feedback goes to whichever is built.
@@ -78,20 +83,28 @@ export function createEnginePool(options: {
       const name = engine ?? defaultEngine;
       let handle = handles.get(name);
       if (!handle) {
-        handle = createEngine({ ...setup, engine: name });
-        handles.set(name, handle);
+        const building = createEngine({ ...setup, engine: name });
+        handle = building;
+        handles.set(name, building);
         // A failed build (no model for a model engine) is not kept: the same error is answered each time.
-        handle.catch(() => {
-          if (handles.get(name) === handle) handles.delete(name);
-        });
+        building.then(
+          (h) => {
+            if (!closed && handles.get(name) === building) built.set(name, h.engine);
+          },
+          () => {
+            if (handles.get(name) === building) handles.delete(name);
+          },
+        );
       }
       return (await handle).engine;
     },
+    ready: ({ engine }) => (closed ? undefined : built.get(engine ?? defaultEngine)),
     async close() {
       if (closed) return;
       closed = true;
       const all = [...handles.values()];
       handles.clear();
+      built.clear();
       for (const pending of all) {
         const handle = await pending.catch(() => undefined);
         await handle?.close();

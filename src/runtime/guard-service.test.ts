@@ -2,8 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { allowDecision, type Decision } from "../core/decision.js";
 import { isWardenError, WardenError } from "../core/errors.js";
 import type { CheckOptions, Engine } from "../engines/engine.js";
+import { withInlineCheck } from "../engines/inline-check.js";
 import { loadPolicy } from "../policies/load-policy.js";
 import type { EngineProvider } from "./engine-pool.js";
+import { createEnginePool } from "./engine-pool.js";
 import { createGuardService, type GuardService } from "./guard-service.js";
 
 const policy = loadPolicy({ ref: "mcp-tools" }).policy;
@@ -231,4 +233,44 @@ describe("createGuardService check time limit", () => {
       expect(error.details?.fields).toEqual(["checkTimeoutMs"]);
     },
   );
+
+  it("answers a check that needs no waiting with the ready engine's inline check; else checks within the limit", async () => {
+    const { engines, calls } = fakeEngine(async () => allowDecision({ engine: "fake", output: "checked" }));
+    const engine = await engines.get({});
+    let inlineAnswer: Decision | undefined = allowDecision({ engine: "fake", output: "inline" });
+    withInlineCheck({ engine, inline: () => inlineAnswer });
+    service = createGuardService({
+      policies: [policy],
+      engines: { ...engines, ready: () => engine },
+      checkTimeoutMs: 1000,
+    });
+    expect((await service.check({ policy: "mcp-tools", subject })).output).toBe("inline");
+    expect(calls).toHaveLength(0);
+    inlineAnswer = undefined;
+    expect((await service.check({ policy: "mcp-tools", subject })).output).toBe("checked");
+    expect(calls[0]?.signal?.aborted).toBe(false);
+  });
+
+  it("gets the same decisions from the real compiled engine, inline once it is built", async () => {
+    const pool = createEnginePool({ setup: {}, defaultEngine: "compiled" });
+    service = createGuardService({ policies: [policy], engines: pool, checkTimeoutMs: 1000 });
+    const call = (name: string, args: unknown) => ({
+      input: "tidy up",
+      output: JSON.stringify({ method: "tools/call", params: { name, arguments: args } }),
+    });
+    const subjects = [
+      call("filesystem.read_file", { path: "/home/me/project/README.md" }),
+      call("filesystem.delete_file", { path: "/home/me/project" }),
+      call("shell.run", { command: "rm -rf / --no-preserve-root" }),
+    ];
+    expect(pool.ready({})).toBeUndefined();
+    const first = await Promise.all(subjects.map((s) => service!.check({ policy: "mcp-tools", subject: s })));
+    expect(pool.ready({})).toBeDefined();
+    const again = await Promise.all(subjects.map((s) => service!.check({ policy: "mcp-tools", subject: s })));
+    const verdicts = (ds: Decision[]) => ds.map((d) => [d.verdict, d.violations.map((v) => v.ruleId)]);
+    expect(verdicts(again)).toEqual(verdicts(first));
+    expect(first.map((d) => d.verdict)).toEqual(["allow", "deny", "deny"]);
+    await pool.close();
+    expect(pool.ready({})).toBeUndefined();
+  });
 });

@@ -15,6 +15,7 @@ import { type StepDetails, type ToolCall, toolCallSubject } from "../core/tool-c
 import { resolveToolName } from "../core/tool-names.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
+import { inlineCheckOf } from "../engines/inline-check.js";
 import type { ModelClient } from "../llm/model.js";
 import type { MemoryWriteStats } from "../memory/memory-bank.js";
 import { type CheckFeedback, createFeedbackDesk, type FeedbackResult } from "./check-feedback.js";
@@ -173,29 +174,33 @@ export function createGuardService(options: {
       try {
         const policy = getPolicy({ name });
         const getEngine = () => engines.get({ ...(engineName ? { engine: engineName } : {}) });
-        let decision: Decision;
-        if (checkTimeoutMs === 0) {
-          decision = await checkUnlimited({
-            policy,
-            subject,
-            getEngine,
-            ...(signal ? { signal } : {}),
-            ...(cancellation ? { cancellation } : {}),
-            ...(trust ? { trust } : {}),
-          });
-        } else {
-          decision = await checkWithin({
-            policy,
-            subject,
-            getEngine,
-            engineName: engineName ?? engines.defaultEngine,
-            limitMs: checkTimeoutMs,
-            started,
-            ...(signal ? { signal } : {}),
-            ...(cancellation ? { cancellation } : {}),
-            ...(trust ? { trust } : {}),
-          });
-        }
+        // A check that needs no waiting (a compiled policy, a small subject) is answered at once by the
+        // engine's inline check: no timer, AbortController or promise race, which a synchronous check
+        // could not be stopped by anyway (the limit fires only once the event loop is free).
+        const ready = engines.ready?.({ ...(engineName ? { engine: engineName } : {}) });
+        const inline = ready ? inlineCheckOf({ engine: ready }) : undefined;
+        const decision =
+          inline?.({ policy, subject, ...(trust ? { trust } : {}) }) ??
+          (checkTimeoutMs === 0
+            ? await checkUnlimited({
+                policy,
+                subject,
+                getEngine,
+                ...(signal ? { signal } : {}),
+                ...(cancellation ? { cancellation } : {}),
+                ...(trust ? { trust } : {}),
+              })
+            : await checkWithin({
+                policy,
+                subject,
+                getEngine,
+                engineName: engineName ?? engines.defaultEngine,
+                limitMs: checkTimeoutMs,
+                started,
+                ...(signal ? { signal } : {}),
+                ...(cancellation ? { cancellation } : {}),
+                ...(trust ? { trust } : {}),
+              }));
         stats.recordDecision({ policy: name, decision, ms: performance.now() - started });
         feedbackDesk.record({ policy: name, subject, decision });
         return decision;
