@@ -61,7 +61,8 @@ describe("matchToolRule", () => {
     const r = matchToolRule({ rules, call: { name: "github.repo_delete", args: {} } });
     expect(r).toMatchObject({ effect: "deny", defaulted: false });
     expect(r.rule?.id).toBe("gh.delete");
-    expect(r.matches.map((m) => m.id)).toEqual(["gh.read", "gh.delete"]);
+    // Once a deny certainly applies, the allow rules (which cannot change the outcome) are not evaluated.
+    expect(r.matches.map((m) => m.id)).toEqual(["gh.delete"]);
     expect(r.reason).toMatch(/deletions are not allowed/);
   });
 
@@ -151,6 +152,36 @@ describe("matchToolRule", () => {
         const r = matchToolRule({ rules: rs, call: { name: "tool", args: {} } });
         expect(order[r.effect]).toBe(Math.max(...list.map((e) => order[e])));
       }),
+    );
+  });
+
+  it("names a rule of the winning effect that applies, with conditions that hold or not, deny first or last (property)", () => {
+    const effects = ["allow", "ask", "deny"] as const;
+    const order = { allow: 0, ask: 1, deny: 2 };
+    const entry = fc.record({
+      effect: fc.constantFrom(...effects),
+      when: fc.constantFrom("none", "yes", "no"),
+    });
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 8 }), (list) => {
+        const rs = list.map(({ effect, when }, i) =>
+          rule({
+            id: `r${i}`,
+            tool: i % 3 ? "*" : "tool",
+            effect,
+            ...(when === "none" ? {} : { when: { field: "args.x", op: "eq" as const, value: when } }),
+          }),
+        );
+        const r = matchToolRule({ rules: rs, call: { name: "tool", args: { x: "yes" } }, default: "allow" });
+        const applying = list.flatMap((e, i) => (e.when === "no" ? [] : [{ ...e, id: `r${i}` }]));
+        const strictest = Math.max(0, ...applying.map((e) => order[e.effect]));
+        expect(order[r.effect]).toBe(strictest);
+        if (applying.length > 0) {
+          expect(r.rule?.effect).toBe(r.effect);
+          expect(applying.map((e) => e.id)).toContain(r.rule?.id);
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -28,7 +28,10 @@ export interface ToolRuleMatch {
   effect: Effect;
   /** The rule that decided; absent when no rule applied and `default` was used. */
   rule?: ToolRule;
-  /** Every rule that certainly applied, in policy order. */
+  /**
+   * Every rule that certainly applied, deny rules first, each effect in policy order; when a deny rule
+   * certainly applies, only deny rules are evaluated (the others cannot change the outcome).
+   */
   matches: ToolRule[];
   defaulted: boolean;
   reason: string;
@@ -92,7 +95,8 @@ const unchanged = (rules: readonly ToolRule[], named: NamedRules): boolean =>
   rules.every((rule, i) => rule === named.rules[i] && rule.tool === named.patterns[i]);
 
 /**
- * The rules of `rules` whose tool pattern matches `name`, in policy order: the glob walk runs once per
+ * The rules of `rules` whose tool pattern matches `name`, deny rules first, then ask, then allow, each in
+ * policy order: the glob walk runs once per
  * (rules list, name) rather than once per rule on every call of that tool. Checking that the list is
  * unchanged costs one comparison per rule, far less than the walks.
  */
@@ -105,7 +109,11 @@ function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): rea
   }
   let matching = named.byName.get(name);
   if (!matching) {
-    matching = named.rules.filter((rule) => matchesToolGlob({ pattern: rule.tool, name }));
+    // Strictest effect first (a stable sort: policy order within each effect), so that once a deny
+    // certainly applies the ask and allow rules, which cannot change the outcome, are not evaluated.
+    matching = named.rules
+      .filter((rule) => matchesToolGlob({ pattern: rule.tool, name }))
+      .sort((a, b) => STRICTNESS[b.effect] - STRICTNESS[a.effect]);
     if (named.byName.size >= MAX_REMEMBERED_NAMES) named.byName.clear();
     named.byName.set(name, matching);
   }
@@ -154,6 +162,9 @@ export function matchToolRule(options: {
   const maybe: { rule: ToolRule; reasons: string[] }[] = [];
   const errors: string[] = [];
   for (const rule of rulesNaming({ rules: options.rules, name: call.name })) {
+    // A certain deny is the outcome whatever the rest say; only the deny rules still count, to name the
+    // most specific of them.
+    if (rule.effect !== "deny" && matches.length > 0) break;
     if (rule.when) {
       let holds: boolean | "unknown";
       try {
