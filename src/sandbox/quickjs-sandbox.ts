@@ -9,13 +9,12 @@
  * queued behind it on that worker go back to the front of the queue. A caller's AbortSignal removes a
  * queued run at once and stops a running one at the next interrupt check, through shared memory.
  */
-import { existsSync } from "node:fs";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { type ErrorCode, WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
+import { workerEntryUrl } from "../util/worker-entry.js";
 import { PartialSandboxLimitsSchema, resolveSandboxLimits } from "./limits.js";
 import type { Sandbox, SandboxLimits, SandboxResult, SandboxRunOptions } from "./sandbox.js";
 import {
@@ -114,20 +113,7 @@ interface Slot {
 }
 
 function defaultWorkerUrl(): URL {
-  const here = import.meta.url;
-  if (here.endsWith(".ts")) return new URL("./quickjs-worker-dev.mjs", here);
-  // The compiled package: the worker beside this module, in sandbox/ when this module was bundled into
-  // the library's root, or in the library's sandbox/ when it was bundled into the CLI's own build
-  // (dist/cli/, beside the library's dist/).
-  for (const candidate of [
-    "./quickjs-worker.js",
-    "./sandbox/quickjs-worker.js",
-    "../sandbox/quickjs-worker.js",
-  ]) {
-    const url = new URL(candidate, here);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  return new URL("./quickjs-worker.js", here);
+  return workerEntryUrl({ here: import.meta.url, name: "quickjs-worker", folder: "sandbox" });
 }
 
 function failure(code: ErrorCode, message: string, ms = 0): SandboxResult {

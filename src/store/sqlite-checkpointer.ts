@@ -13,10 +13,9 @@
  * The thread is unref'd (it never keeps a process alive) and closed with the store. If it cannot start,
  * or stops, the connection's automatic checkpoint returns to SQLite's default, as without it.
  */
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
+import { workerEntryUrl } from "../util/worker-entry.js";
 
 /** Log pages after which the server's own connection checkpoints anyway (4 KiB pages: about 80 MB). */
 const BACKSTOP_PAGES = 20_000;
@@ -47,18 +46,7 @@ export interface CheckpointerOptions {
 }
 
 function defaultWorkerUrl(): URL {
-  const here = import.meta.url;
-  if (here.endsWith(".ts")) return new URL("./sqlite-checkpoint-worker-dev.mjs", here);
-  // The compiled package: beside this module, or under store/ of the bundle root.
-  for (const candidate of [
-    "./sqlite-checkpoint-worker.js",
-    "./store/sqlite-checkpoint-worker.js",
-    "../store/sqlite-checkpoint-worker.js",
-  ]) {
-    const url = new URL(candidate, here);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  return new URL("./sqlite-checkpoint-worker.js", here);
+  return workerEntryUrl({ here: import.meta.url, name: "sqlite-checkpoint-worker", folder: "store" });
 }
 
 export async function startCheckpointer(options: CheckpointerOptions): Promise<Checkpointer> {

@@ -15,9 +15,7 @@
  * A policy crosses to a worker once per content (a digest names it); the worker keeps it, so the
  * compiled engine's per-policy cache compiles it once per worker.
  */
-import { existsSync } from "node:fs";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { failureDecision, zeroCost } from "../../core/decision.js";
@@ -27,6 +25,7 @@ import { type Policy, policyRef } from "../../core/policy.js";
 import type { Subject } from "../../core/subject.js";
 import { parseWith } from "../../core/validate.js";
 import type { CompiledAssessment, CompiledOffload } from "../../engines/compiled/compiled-engine.js";
+import { workerEntryUrl } from "../../util/worker-entry.js";
 import type { AssessJobMessage, FromCheckWorkerMessage } from "./check-protocol.js";
 import { exceedsSize } from "./subject-size.js";
 
@@ -91,18 +90,7 @@ interface Slot {
 }
 
 function defaultWorkerUrl(): URL {
-  const here = import.meta.url;
-  if (here.endsWith(".ts")) return new URL("./check-worker-dev.mjs", here);
-  // The compiled package: the worker beside this module, or under runtime/offload/ of the bundle root.
-  for (const candidate of [
-    "./check-worker.js",
-    "./runtime/offload/check-worker.js",
-    "../runtime/offload/check-worker.js",
-  ]) {
-    const url = new URL(candidate, here);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  return new URL("./check-worker.js", here);
+  return workerEntryUrl({ here: import.meta.url, name: "check-worker", folder: "runtime/offload" });
 }
 
 /** Loaded when the first worker starts: a check of a small subject (`warden check`) never needs it. */
