@@ -69,9 +69,9 @@ const asPending = (o: { decision: Decision; approval: Approval }): Decision => (
 const PENDING_INDEX_SIZE = 10_000;
 
 /**
- * The pending approval each recent question got, valid while the store's change mark of approvals stays what it
- * was when the store was read: an ask repeated while its approval waits is answered without reading the
- * store (a read and a write transaction per ask were most of an ask's cost in the HTTP service). Only
+ * The pending approval each recent question got, valid while the store's change mark of approvals stays
+ * what it was when the store was read: an ask repeated while its approval waits is answered without
+ * reading the store (a read and a write transaction per ask were most of an ask's cost in the HTTP service). Only
  * pending approvals are kept, so the index can never produce an allow: an approve or a use, here or in
  * any other process, moves the mark and empties it, and the next ask reads the store again. The mark is
  * read before the store is, so a decision made while the store was being read moves it too. Without a

@@ -10,10 +10,11 @@
  * (revoking only marks them), so that fact cannot become stale. `hasKeys` counts revoked keys too:
  * revoking the last key must not quietly turn a keyed service back into an open one. Any other answer
  * (no keys yet; the caller behind a token) is reused only while the store's change mark of keys
- * (Store.changeMark) stays what it was when the answer was read: a key created or revoked by this process,
- * or any commit by another (`warden keys`), moves the mark, so it counts on the next request a running
- * server reads (the audit log's rows and lastUsedAt do not move it) (the SQLite store reads another process's commits once per event-loop turn: requests already
- * being read in that turn are answered as before it). A store without a mark is read every time.
+ * (Store.changeMark) stays what it was when the answer was read. A key created or revoked by this
+ * process, or any commit by another (`warden keys`), moves the mark, so it counts on the next request a
+ * running server reads; the audit log's rows and lastUsedAt do not move it. (The SQLite store reads
+ * another process's commits once per event-loop turn: requests already being read in that turn are
+ * answered as before it.) A store without a mark is read every time.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Caller, CallerScope } from "../core/caller.js";
