@@ -76,8 +76,7 @@ import type { Step, Subject } from "../core/subject.js";
 import { toolCallSubject } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
-import { inlineCheckOf } from "../engines/inline-check.js";
-import { type Cancellation, checkWithin } from "../runtime/check-within.js";
+import { type Cancellation, checkBounded } from "../runtime/check-within.js";
 import {
   CheckTimeoutMsSchema,
   DEFAULT_CHECK_TIMEOUT_MS,
@@ -402,7 +401,6 @@ const NOOP = () => undefined;
 export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Promise<GuardedMcpProxy> {
   const o = parseWith({ schema: OptionsSchema, value: options, what: "guard proxy options" });
   const { policy, engine, logger } = options;
-  const inlineCheck = inlineCheckOf({ engine });
   const callLog = logger ? batchedLog({ logger, delayMs: LOG_BATCH_MS }) : undefined;
   const historyLimit = o.historyLimit ?? 50;
   const requestLimit = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
@@ -567,10 +565,6 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
 
   /** The check of one call, by the engine's inline check when it needs no waiting, else against the limit. */
   const check = async (call: { subject: Subject; entry: Relayed; started: number }): Promise<Decision> => {
-    // A check that needs nothing asynchronous takes no timer, AbortController or promise chain: a time
-    // limit could not interrupt it anyway (inline-check.ts).
-    const now = inlineCheck?.({ policy, subject: call.subject, trust });
-    if (now) return now;
     const { entry } = call;
     // The agent's cancellation reaches the check through this, without an AbortController per call.
     const cancellation: Cancellation = (cancel) => {
@@ -583,19 +577,11 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         entry.cancelCheck = undefined;
       };
     };
-    if (o.checkTimeoutMs === 0) {
-      const controller = new AbortController();
-      const unlink = cancellation((reason) => controller.abort(reason));
-      try {
-        return await engine.check({ policy, subject: call.subject, signal: controller.signal, trust });
-      } finally {
-        unlink();
-      }
-    }
-    return checkWithin({
+    return checkBounded({
       policy,
       subject: call.subject,
       getEngine: async () => engine,
+      ready: engine,
       engineName: engine.name,
       limitMs: o.checkTimeoutMs,
       started: call.started,

@@ -12,6 +12,7 @@ import { WardenError } from "../core/errors.js";
 import { type Policy, policyRef } from "../core/policy.js";
 import type { Subject } from "../core/subject.js";
 import type { Engine } from "../engines/engine.js";
+import { inlineCheckOf } from "../engines/inline-check.js";
 
 const TIMED_OUT = Symbol("timed out");
 
@@ -178,4 +179,56 @@ export async function checkWithin(options: {
     limitMs,
     started: options.started,
   });
+}
+
+/**
+ * One check as the faces run it: by the engine's inline check when `ready` (the engine, already built)
+ * has one and the check needs no waiting — no timer, AbortController or promise race, which a
+ * synchronous check could not be stopped by anyway (the limit fires only once the event loop is free) —
+ * else against the time limit (checkWithin), or without one when `limitMs` is 0.
+ */
+export async function checkBounded(options: {
+  policy: Policy;
+  subject: Subject;
+  getEngine: () => Promise<Engine>;
+  /** The engine when it is built already (its inline check is tried first). */
+  ready?: Engine;
+  engineName: string;
+  /** 0 for no limit. */
+  limitMs: number;
+  started: number;
+  signal?: AbortSignal;
+  cancellation?: Cancellation;
+  trust?: CheckTrust;
+}): Promise<Decision> {
+  const { policy, subject, trust } = options;
+  const inline = options.ready ? inlineCheckOf({ engine: options.ready }) : undefined;
+  const now = inline?.({ policy, subject, ...(trust ? { trust } : {}) });
+  if (now) return now;
+  if (options.limitMs === 0) return checkUnlimited(options);
+  return checkWithin(options);
+}
+
+/** A check without a time limit; a caller's cancellation becomes the engine's signal. */
+async function checkUnlimited(options: {
+  policy: Policy;
+  subject: Subject;
+  getEngine: () => Promise<Engine>;
+  signal?: AbortSignal;
+  cancellation?: Cancellation;
+  trust?: CheckTrust;
+}): Promise<Decision> {
+  const { policy, subject, trust, cancellation } = options;
+  const engine = await options.getEngine();
+  if (!cancellation) {
+    const { signal } = options;
+    return engine.check({ policy, subject, ...(signal ? { signal } : {}), ...(trust ? { trust } : {}) });
+  }
+  const controller = new AbortController();
+  const unlink = cancellation((reason) => controller.abort(reason));
+  try {
+    return await engine.check({ policy, subject, signal: controller.signal, ...(trust ? { trust } : {}) });
+  } finally {
+    unlink();
+  }
 }

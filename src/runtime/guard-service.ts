@@ -15,12 +15,11 @@ import { type StepDetails, type ToolCall, toolCallSubject } from "../core/tool-c
 import { resolveToolName } from "../core/tool-names.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
-import { inlineCheckOf } from "../engines/inline-check.js";
 import type { ModelClient } from "../llm/model.js";
 import type { MemoryWriteStats } from "../memory/memory-bank.js";
 import { type CheckFeedback, createFeedbackDesk, type FeedbackResult } from "./check-feedback.js";
 import { type CheckStatsSnapshot, createCheckStats } from "./check-stats.js";
-import { type Cancellation, checkWithin } from "./check-within.js";
+import { type Cancellation, checkBounded } from "./check-within.js";
 import type { EngineName } from "./create-engine.js";
 import type { EngineProvider } from "./engine-pool.js";
 
@@ -174,33 +173,19 @@ export function createGuardService(options: {
       try {
         const policy = getPolicy({ name });
         const getEngine = () => engines.get({ ...(engineName ? { engine: engineName } : {}) });
-        // A check that needs no waiting (a compiled policy, a small subject) is answered at once by the
-        // engine's inline check: no timer, AbortController or promise race, which a synchronous check
-        // could not be stopped by anyway (the limit fires only once the event loop is free).
         const ready = engines.ready?.({ ...(engineName ? { engine: engineName } : {}) });
-        const inline = ready ? inlineCheckOf({ engine: ready }) : undefined;
-        const decision =
-          inline?.({ policy, subject, ...(trust ? { trust } : {}) }) ??
-          (checkTimeoutMs === 0
-            ? await checkUnlimited({
-                policy,
-                subject,
-                getEngine,
-                ...(signal ? { signal } : {}),
-                ...(cancellation ? { cancellation } : {}),
-                ...(trust ? { trust } : {}),
-              })
-            : await checkWithin({
-                policy,
-                subject,
-                getEngine,
-                engineName: engineName ?? engines.defaultEngine,
-                limitMs: checkTimeoutMs,
-                started,
-                ...(signal ? { signal } : {}),
-                ...(cancellation ? { cancellation } : {}),
-                ...(trust ? { trust } : {}),
-              }));
+        const decision = await checkBounded({
+          policy,
+          subject,
+          getEngine,
+          ...(ready ? { ready } : {}),
+          engineName: engineName ?? engines.defaultEngine,
+          limitMs: checkTimeoutMs,
+          started,
+          ...(signal ? { signal } : {}),
+          ...(cancellation ? { cancellation } : {}),
+          ...(trust ? { trust } : {}),
+        });
         stats.recordDecision({ policy: name, decision, ms: performance.now() - started });
         feedbackDesk.record({ policy: name, subject, decision });
         return decision;
@@ -265,28 +250,4 @@ export function createGuardService(options: {
     },
   };
   return service;
-}
-
-/** A check without a time limit; a caller's cancellation becomes the engine's signal. */
-async function checkUnlimited(options: {
-  policy: Policy;
-  subject: Subject;
-  getEngine: () => Promise<Engine>;
-  signal?: AbortSignal;
-  cancellation?: Cancellation;
-  trust?: CheckTrust;
-}): Promise<Decision> {
-  const { policy, subject, trust, cancellation } = options;
-  const engine = await options.getEngine();
-  if (!cancellation) {
-    const { signal } = options;
-    return engine.check({ policy, subject, ...(signal ? { signal } : {}), ...(trust ? { trust } : {}) });
-  }
-  const controller = new AbortController();
-  const unlink = cancellation((reason) => controller.abort(reason));
-  try {
-    return await engine.check({ policy, subject, signal: controller.signal, ...(trust ? { trust } : {}) });
-  } finally {
-    unlink();
-  }
 }
