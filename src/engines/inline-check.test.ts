@@ -1,3 +1,8 @@
+/**
+ * Engines' inline checks: the same decision as `check` for the compiled, auto and risk-level engines,
+ * nothing where the check must wait (temporal rules, a model, a large subject), and never inherited by a
+ * wrapper.
+ */
 import { describe, expect, it } from "vitest";
 import { allowDecision, type Decision } from "../core/decision.js";
 import { type Policy, PolicySchema } from "../core/policy.js";
