@@ -7,7 +7,9 @@
  * - a web page approving on the reviewer's behalf: a foreign Origin, a rebound Host, Origin "null" →
  *   refused before the route runs (the service's own origin is admitted only with a Host the allow-list
  *   takes);
- * - the MCP proxy: an `accept` whose `approve` is the string "true" or 1 is not an approval.
+ * - the MCP proxy: an `accept` whose `approve` is the string "true" or 1 is not an approval;
+ * - the service's index of pending approvals: a deny or approve made through another connection (the
+ *   CLI) is seen on the next ask.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -123,6 +125,34 @@ describe("red team: approvals", () => {
     // The real re-check: allowed once, then never again.
     expect(await check(agent, question)).toMatchObject({ verdict: "allow", approval: { id } });
     expect((await check(agent, question)).verdict).toBe("ask");
+  });
+
+  it("a repeated ask's remembered approval never outlives a decision made in another process", async () => {
+    // The service answers a repeated ask from its index of pending approvals; `warden approvals` decides
+    // through a connection of its own. Denied there: the next ask is a new approval, never an allow.
+    // Approved there: the re-check is allowed once.
+    const elsewhere = await openStore({ path: join(dir, "warden.db") });
+    try {
+      const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+      const question = call({ repo: "acme/api", number: 7 });
+      const first = await check(agent, question);
+      expect((await check(agent, question)).approval?.id).toBe(first.approval!.id);
+      await elsewhere.decideApproval({ id: first.approval!.id, decision: "deny", by: "cli" });
+      await nextTurn();
+      const afterDeny = await check(agent, question);
+      expect(afterDeny).toMatchObject({ verdict: "ask", allowed: false });
+      expect(afterDeny.approval?.id).not.toBe(first.approval!.id);
+      expect((await check(agent, question)).approval?.id).toBe(afterDeny.approval!.id);
+      await elsewhere.decideApproval({ id: afterDeny.approval!.id, decision: "approve", by: "cli" });
+      await nextTurn();
+      expect(await check(agent, question)).toMatchObject({
+        verdict: "allow",
+        approval: { id: afterDeny.approval!.id },
+      });
+      expect((await check(agent, question)).verdict).toBe("ask");
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it("a web page cannot approve on the reviewer's behalf", async () => {

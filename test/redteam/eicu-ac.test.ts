@@ -51,6 +51,19 @@ const reported: Record<string, string> = {
   "len(LoadDB())": "answer = len(LoadDB('diagnosis'))",
 };
 
+/**
+ * Short programs (at most ~125 tokens, which the parser no longer walks for their depth) whose forbidden
+ * read sits at the bottom of deep nesting: parentheses, lists, unary signs, conditional expressions and
+ * lambdas, each as deep as the token budget allows.
+ */
+const deepButShort: Record<string, string> = {
+  "55 parentheses around the table name": `answer = GetValue(LoadDB(${"(".repeat(55)}'diagnosis'${")".repeat(55)}), 'patientunitstayid')`,
+  "15 nested lists": `t = ${"[".repeat(15)}'diagnosis'${"]".repeat(15)}\nanswer = GetValue(LoadDB(t${"[0]".repeat(15)}), 'patientunitstayid')`,
+  "90 unary signs on the index": `ts = ['diagnosis', 'patient']\nanswer = GetValue(LoadDB(ts[${"-".repeat(46)}${"+".repeat(44)}0]), 'patientunitstayid')`,
+  "nested conditional expressions": `t = ${"'diagnosis' if 1 else ".repeat(20)}'patient'\nanswer = GetValue(LoadDB(t), 'patientunitstayid')`,
+  "nested lambdas": `f = ${"lambda: ".repeat(25)}'diagnosis'\nanswer = GetValue(LoadDB(f${"()".repeat(25)}), 'patientunitstayid')`,
+};
+
 /** Our own, in the same classes. */
 const own: Record<string, string> = {
   "SQLite table-valued pragma over a forbidden table":
@@ -141,6 +154,9 @@ describe("EICU-AC: general administration may not read what the code really read
     expectRefused(await check(code), what);
   });
   it.each(Object.entries(own))("refuses %s", async (what, code) => {
+    expectRefused(await check(code), what);
+  });
+  it.each(Object.entries(deepButShort))("refuses, deep but short: %s", async (what, code) => {
     expectRefused(await check(code), what);
   });
 });

@@ -63,6 +63,27 @@ describe("red team: tool names across providers", () => {
     }
   });
 
+  it("a deny after a broad allow holds on every repeat, and after a flood of other names", async () => {
+    // The rules naming a tool are remembered per name (match-tool-rule.ts, at most 1024 names): a flood
+    // of names must only cost the memory, never the deny.
+    const guard = await pool.get({
+      name: "redteam-allow-then-deny",
+      rules: {
+        toolDefault: "deny",
+        toolRules: [
+          { id: "tool.all", tool: "*", effect: "allow", message: "anything" },
+          { id: "tool.no-wipe", tool: "disk.wipe", effect: "deny", message: "never wipe" },
+        ],
+      },
+    });
+    for (let round = 0; round < 3; round++) {
+      expectRefused(await guard.checkToolCall({ name: "disk.wipe", arguments: {} }), `round ${round}`);
+      expectRefused(await guard.checkToolCall({ name: "DISK.WIPE", arguments: {} }), `round ${round}, upper`);
+    }
+    for (let i = 0; i < 1100; i++) await guard.checkToolCall({ name: `tool.n${i}`, arguments: {} });
+    expectRefused(await guard.checkToolCall({ name: "disk.wipe", arguments: {} }), "after the flood");
+  });
+
   it("caller context cannot replace the call being checked", async () => {
     const guard = await pool.get("mcp-tools");
     const decision = await guard.checkToolCall({
