@@ -85,16 +85,53 @@ export function pathMatches({
 
 const matcherCache = new Map<string, (path: string) => boolean>();
 const MATCHER_CACHE_SIZE = 256;
+/** The last matcher made for a glob list object, with the globs it held then (a list changed in place is seen). */
+const matcherByList = new WeakMap<
+  readonly string[],
+  { globs: string[]; caseFold: boolean; matcher: (path: string) => boolean }
+>();
 
 function matcherFor({ globs, caseFold }: { globs: readonly string[]; caseFold: boolean }) {
+  // A policy's glob list is the same object on every check: found by identity, without a key to build.
+  const known = matcherByList.get(globs);
+  if (known && known.caseFold === caseFold && sameGlobs(known.globs, globs)) return known.matcher;
   const key = JSON.stringify([caseFold, globs]);
-  const cached = matcherCache.get(key);
-  if (cached !== undefined) return cached;
-  // `windows: false`: paths here are canonical POSIX paths, `\` in a glob is an escape, never a separator.
-  const matcher = picomatch()([...globs], { dot: true, nocase: caseFold, windows: false });
-  if (matcherCache.size >= MATCHER_CACHE_SIZE) matcherCache.clear();
-  matcherCache.set(key, matcher);
+  let matcher = matcherCache.get(key);
+  if (matcher === undefined) {
+    matcher = compileGlobs({ globs, caseFold });
+    if (matcherCache.size >= MATCHER_CACHE_SIZE) matcherCache.clear();
+    matcherCache.set(key, matcher);
+  }
+  matcherByList.set(globs, { globs: [...globs], caseFold, matcher });
   return matcher;
+}
+
+function sameGlobs(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((glob, i) => glob === b[i]);
+}
+
+/**
+ * One matcher for a glob list: what picomatch's list matcher answers, in one regular expression test.
+ * picomatch (without `ignore`, `format`, `matchBase` or callbacks, as here) matches a non-empty path
+ * that equals a glob or that the glob's anchored expression matches; its list matcher tries each glob
+ * in turn, allocating a result per glob. Its expressions have no back-references or named groups, so
+ * their alternation matches exactly when one of them does (path-globs.test.ts holds the two equal on
+ * generated globs and paths). Should the alternation not compile, picomatch's list matcher is used.
+ */
+function compileGlobs({ globs, caseFold }: { globs: readonly string[]; caseFold: boolean }) {
+  // `windows: false`: paths here are canonical POSIX paths, `\` in a glob is an escape, never a separator.
+  const options = { dot: true, nocase: caseFold, windows: false };
+  const pm = picomatch();
+  try {
+    const expressions = globs.map((glob) => pm.makeRe(glob, options));
+    const flags = expressions[0]?.flags ?? "";
+    if (expressions.some((re) => re.flags !== flags)) throw new Error("glob expressions differ in flags");
+    const any = new RegExp(`^(?:${expressions.map((re) => `(?:${re.source})`).join("|")})`, flags);
+    const literal = new Set(globs);
+    return (path: string) => path !== "" && (literal.has(path) || any.test(path));
+  } catch {
+    return pm([...globs], options);
+  }
 }
 
 /**
