@@ -23,6 +23,7 @@ import {
   guardOptionsFrom,
   untilStopped,
 } from "../guard-options.js";
+import { tuneForLongRunning } from "../long-running.js";
 import { readJsonInput } from "../read-input.js";
 
 const LogLevelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
@@ -145,6 +146,8 @@ export function registerMcpCommand(options: { program: Command }): void {
       "info",
     )
     .action(async (command: string, args: string[], raw: Record<string, unknown>) => {
+      // Before anything the per-call path runs is set up: the budget applies to code run after it.
+      tuneForLongRunning();
       const o = parseWith({
         schema: ProxyOptionsSchema,
         value: {
