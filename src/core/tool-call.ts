@@ -70,9 +70,10 @@ export function toolCallSubject(options: {
       toolCalls: [{ name: tool, arguments: args }],
       ...(options.inputSchema !== undefined ? { toolSchemas: { [tool]: options.inputSchema } } : {}),
     },
-    // Copies: a face may fill in a step's observation later, while this check may still be running.
+    // Copies: a face may fill in a step's observation later, while this check may still be running. A
+    // frozen step cannot change, so it is shared (the MCP proxy freezes its steps and replaces them).
     trajectory: [
-      ...(options.history ?? []).map((step) => ({ ...step })),
+      ...(options.history ?? []).map((step) => (Object.isFrozen(step) ? step : { ...step })),
       { ...options.details, action: tool, args },
     ],
     ...(options.id !== undefined ? { id: options.id } : {}),

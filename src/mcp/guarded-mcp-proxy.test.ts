@@ -348,6 +348,10 @@ describe("createGuardedMcpProxy", () => {
     expect(observed.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(16 * 1024);
     expect(trajectory[0]).toEqual({ action: "filesystem.read_file", args: { path: long(0) } });
     expect(trajectory[9]!.observation).toBe(`contents of ${long(9)}`);
+    // What an earlier check was given never changes afterwards: the proxy replaces its steps, it does not
+    // edit the ones a check may still hold.
+    expect(subjects[1]!.trajectory![0]!.observation).toBe(`contents of ${long(0)}`);
+    expect(subjects[1]!.trajectory![1]).toEqual({ action: "filesystem.read_file", args: { path: long(1) } });
   });
 
   it("checks un-namespaced upstream tools under the configured prefix", async () => {

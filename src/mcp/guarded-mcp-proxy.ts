@@ -288,14 +288,20 @@ function inheritedEnv(): Record<string, string> {
   );
 }
 
-/** Drops the observations of the oldest steps past OBSERVATION_BUDGET_CHARS, counting from the newest. */
+/**
+ * Drops the observations of the oldest steps past OBSERVATION_BUDGET_CHARS, counting from the newest. The
+ * trajectory's steps are frozen (`remember`), so a step is replaced, never changed.
+ */
 function trimObservations(history: Step[]): void {
   let kept = 0;
   for (let i = history.length - 1; i >= 0; i--) {
     const step = history[i] as Step;
     if (step.observation === undefined) continue;
     kept += step.observation.length;
-    if (kept > OBSERVATION_BUDGET_CHARS) delete step.observation;
+    if (kept > OBSERVATION_BUDGET_CHARS) {
+      const { observation: _dropped, ...rest } = step;
+      history[i] = Object.freeze(rest);
+    }
   }
 }
 
@@ -374,7 +380,7 @@ interface Relayed {
   cancelCheck?: (reason: unknown) => void;
   cancelReason?: unknown;
   timer?: NodeJS.Timeout;
-  /** Its step in the trajectory, once forwarded: the answer fills in the observation. */
+  /** Its step in the trajectory, once forwarded: the answer replaces it with one with the observation. */
   step?: Step;
   /** A tools/list page: whether it was the first (no cursor). */
   firstPage?: boolean;
@@ -724,8 +730,13 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       );
     });
 
-  /** Adds a forwarded call to the session's trajectory; its observation is filled in once answered. */
+  /**
+   * Adds a forwarded call to the session's trajectory; once answered, it is replaced by the step with its
+   * observation. Steps are frozen: a check shares them instead of copying them (toolCallSubject), which
+   * is safe only because none changes once a check may hold it.
+   */
   const remember = (step: Step): Step => {
+    Object.freeze(step);
     history.push(step);
     if (history.length > historyLimit) history.splice(0, history.length - historyLimit);
     return step;
@@ -956,7 +967,11 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     if (body.error !== undefined) return answer(entry, { error: body.error });
     let result = body.result;
     if (entry.step) {
-      entry.step.observation = entry.kind === "tools/call" ? observationOf(result) : contentText(result);
+      const observation = entry.kind === "tools/call" ? observationOf(result) : contentText(result);
+      const observed = Object.freeze({ ...entry.step, observation });
+      const at = history.lastIndexOf(entry.step);
+      if (at !== -1) history[at] = observed;
+      entry.step = observed;
       trimObservations(history);
     } else if (entry.kind === "tools/list") {
       learnTools(toolSchemas, { result, firstPage: entry.firstPage === true });

@@ -23,6 +23,10 @@ describe("canonical comparison", () => {
     ];
     expect(sameToolCalls({ a, b })).toBe(true);
     expect(sameToolCalls({ a, b: [b[1]!] })).toBe(false);
+    // The same objects are the same calls without a canonical comparison; other objects still compare.
+    expect(sameToolCalls({ a, b: a })).toBe(true);
+    expect(sameToolCalls({ a: [a[0]!], b: [{ ...a[0]!, args: { ...a[0]!.args } }] })).toBe(true);
+    expect(sameToolCalls({ a: [a[0]!], b: [{ ...a[0]!, name: "other" }] })).toBe(false);
     expect(sameToolCalls({ a: [{ name: "x", args: { p: 1 } }], b: [{ name: "x", args: { p: "1" } }] })).toBe(
       false,
     );
