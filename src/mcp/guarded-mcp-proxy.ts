@@ -83,6 +83,7 @@ import {
   MAX_CHECK_TIMEOUT_MS,
 } from "../runtime/guard-service.js";
 import { DEFAULT_OFFLOAD_THRESHOLD_BYTES } from "../runtime/offload/check-pool.js";
+import { freezeDeep } from "../util/freeze-deep.js";
 import { batchedLog } from "./batched-log.js";
 import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
 import { deniedOutright } from "./denied-tools.js";
@@ -211,6 +212,8 @@ const OBSERVATION_BUDGET_CHARS = DEFAULT_OFFLOAD_THRESHOLD_BYTES / 2;
 const LOG_BATCH_MS = 50;
 /** At most this many pages of `tools/list` are read when the proxy fetches the schemas itself. */
 const MAX_TOOL_LIST_PAGES = 100;
+/** Objects frozen at most per trajectory step or tool schema (freezeDeep); a larger one is partly frozen. */
+const MAX_FROZEN_NODES = 4096;
 
 interface ListedTool {
   name: string;
@@ -244,7 +247,23 @@ function learnTools(cache: ToolSchemaCache, options: { result: unknown; firstPag
     cache.schemas = new Map();
     cache.complete = true;
   }
-  for (const tool of toolsOf(options.result)) cache.schemas.set(tool.name, tool.inputSchema);
+  // A frozen copy: the schema goes into every check of the tool, which then measures it once
+  // (subject-size.ts), while the listing itself goes on to the agent as it came.
+  for (const tool of toolsOf(options.result)) cache.schemas.set(tool.name, frozenCopy(tool.inputSchema));
+}
+
+/**
+ * A copy of a value, frozen all the way down, or the value itself when it cannot be copied. A copy, not
+ * the value: an agent on an in-memory transport hands the proxy its own objects, which are its to change.
+ */
+function frozenCopy<T>(value: T): T {
+  let copy: T;
+  try {
+    copy = structuredClone(value);
+  } catch {
+    return value;
+  }
+  return freezeDeep({ value: copy, maxNodes: MAX_FROZEN_NODES });
 }
 
 interface ToolCallParams {
@@ -769,7 +788,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       } else {
         // What was checked is what is forwarded: the real paths when they were resolved; every other
         // field of params (`_meta`, `task`) as it came.
-        entry.step = remember({ action: decided.checkedAs, args });
+        entry.step = remember({ action: decided.checkedAs, args: frozenCopy(args) });
         relay(
           entry,
           {
@@ -805,7 +824,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
           error: errorBody(refusal({ label: call.label, decision, ...(reason ? { reason } : {}) })),
         });
       } else {
-        entry.step = remember({ action: decided.checkedAs, args: call.args });
+        entry.step = remember({ action: decided.checkedAs, args: frozenCopy(call.args) });
         relay(entry, { jsonrpc: "2.0", method: call.method, params: call.params }, true);
       }
     }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Decision } from "../../core/decision.js";
 import { WardenError } from "../../core/errors.js";
@@ -181,5 +182,36 @@ describe("exceedsSize", () => {
     for (let i = 0; i < 200_000; i++) deep = [deep];
     expect(exceedsSize({ value: deep, bytes: 32 * 1024 })).toBe(true);
     expect(exceedsSize({ value: { a: [1, 2, { b: null }] }, bytes: 1000 })).toBe(false);
+  });
+
+  it("answers alike for a value frozen all the way down (whose size it remembers) and a changeable copy", () => {
+    const deepFreeze = (value: unknown): unknown => {
+      if (typeof value === "object" && value !== null) {
+        for (const item of Object.values(value)) deepFreeze(item);
+        Object.freeze(value);
+      }
+      return value;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), fc.integer({ min: 0, max: 400 }), (value, bytes) => {
+        const open = exceedsSize({ value, bytes });
+        const frozen = deepFreeze(structuredClone(value));
+        expect(exceedsSize({ value: frozen, bytes })).toBe(open);
+        // Measured again from what it remembered, and inside a value that can change.
+        expect(exceedsSize({ value: frozen, bytes })).toBe(open);
+        expect(exceedsSize({ value: { a: frozen }, bytes: bytes + 6 })).toBe(
+          exceedsSize({ value: { a: value }, bytes: bytes + 6 }),
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("walks a frozen value with a part that can change, and sees that part change", () => {
+    const inner = { text: "x" };
+    const step = Object.freeze({ action: "read", args: inner });
+    expect(exceedsSize({ value: step, bytes: 100 })).toBe(false);
+    inner.text = "x".repeat(200);
+    expect(exceedsSize({ value: step, bytes: 100 })).toBe(true);
   });
 });
