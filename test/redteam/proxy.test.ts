@@ -187,6 +187,55 @@ describe("proxy: rules on list arguments see each element", () => {
   });
 });
 
+describe("proxy: a session's remembered work never loosens a later check", () => {
+  // The filesystem policy's secret globs: one alternation of picomatch's expressions, found by the list's
+  // identity; the steps and schemas frozen and measured once. Hundreds of allowed calls first, so every
+  // memory is warm and the code optimised, then secrets each matched by one glob of the list alone.
+  const secrets = [
+    "**/.env",
+    "**/.ssh/**",
+    "**/id_ed25519",
+    "**/*.pem",
+    "**/.aws/credentials",
+    "**/credentials.json",
+  ];
+  const rules: ToolRule[] = [
+    {
+      id: "no-secrets",
+      tool: "*",
+      effect: "deny",
+      message: "No secrets",
+      when: { field: "args:path", op: "pathMatches", value: secrets, quantifier: "any" },
+    },
+    { id: "allow", tool: "*", effect: "allow", message: "Other calls are allowed" },
+  ];
+  const refused = [
+    ["/srv/app/.env"],
+    ["/srv/notes.md", "/home/u/.ssh/config"],
+    ["/home/u/.ssh/id_ed25519"],
+    ["/srv/tls/server.pem"],
+    ["/home/u/.aws/credentials"],
+    ["/srv/app/lib/../credentials.json"],
+    ["/srv/app/%2eenv"],
+  ];
+
+  it("refuses each secret after 300 allowed calls", async () => {
+    const { agent, forwarded } = await setUp(policyWith({ toolRules: rules, toolDefault: "deny" }));
+    for (let i = 0; i < 300; i++) {
+      const ok = await agent.callTool({
+        name: "read_multiple_files",
+        arguments: { paths: [`/srv/notes-${i}.md`] },
+      });
+      expect(ok.isError, JSON.stringify(ok)).toBeFalsy();
+    }
+    for (const paths of refused) {
+      const result = await agent.callTool({ name: "read_multiple_files", arguments: { paths } });
+      expect(result.isError, `${JSON.stringify(paths)} was forwarded`).toBe(true);
+    }
+    expect(forwarded).toHaveLength(300);
+  });
+});
+
 /**
  * The front door: the proxy relays every message it need not check, so a tools/call that reaches the
  * upstream without being recognised as one would run unchecked. Each case is written as raw bytes on
