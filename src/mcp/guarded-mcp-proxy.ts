@@ -588,8 +588,11 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   /** The proxy's own checks' trust: it built the call from the protocol message it forwards. */
   const trust = { contextFacts: true };
 
-  /** The check of one call, by the engine's inline check when it needs no waiting, else against the limit. */
-  const check = async (call: { subject: Subject; entry: Relayed; started: number }): Promise<Decision> => {
+  /**
+   * The check of one call, by the engine's inline check when it needs no waiting, else against the limit.
+   * Not `async`: it hands on checkBounded's promise, two microtask turns fewer on every call.
+   */
+  const check = (call: { subject: Subject; entry: Relayed; started: number }): Promise<Decision> => {
     const { entry } = call;
     // The agent's cancellation reaches the check through this, without an AbortController per call.
     const cancellation: Cancellation = (cancel) => {
