@@ -14,7 +14,7 @@ import type { AuditEntry, Store } from "../../store/store.js";
 import { EXIT_DENY } from "../exit-codes.js";
 
 const STORE_HELP =
-  "database holding the audit log (default $WARDEN_STORE or ~/.local/state/warden/warden.db)";
+  "SQLite file or postgres:// URL holding the audit log (default $WARDEN_STORE or ~/.local/state/warden/warden.db)";
 
 /** Opens the store, runs `use`, and closes it whatever happens. */
 async function withAuditStore<T>(options: { store?: string; use: (store: Store) => Promise<T> }): Promise<T> {
