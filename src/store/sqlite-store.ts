@@ -14,7 +14,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type Database from "better-sqlite3";
-import { Kysely, type SqliteDatabase, SqliteDialect, sql } from "kysely";
+import { CompiledQuery, Kysely, type SqliteDatabase, SqliteDialect } from "kysely";
 import { z } from "zod";
 import { toWardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
@@ -91,10 +91,10 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
         await beginImmediate({ database, conn, timeoutMs });
         try {
           const result = await run(conn);
-          await sql`commit`.execute(conn);
+          await conn.executeQuery(COMMIT);
           return result;
         } catch (error) {
-          await sql`rollback`.execute(conn).catch(() => undefined);
+          await conn.executeQuery(ROLLBACK).catch(() => undefined);
           throw error;
         }
       }),
@@ -154,6 +154,11 @@ function otherWritersMarkFor(options: { database: Database.Database }): () => st
   };
 }
 
+// The locked transaction's statements, compiled once: the audit log runs them for every batch it writes.
+const BEGIN_IMMEDIATE = CompiledQuery.raw("begin immediate");
+const COMMIT = CompiledQuery.raw("commit");
+const ROLLBACK = CompiledQuery.raw("rollback");
+
 /** BEGIN IMMEDIATE on `conn`, polled with async sleeps rather than a blocking busy wait (see the header). */
 async function beginImmediate(options: {
   database: Database.Database;
@@ -163,11 +168,13 @@ async function beginImmediate(options: {
   const { database, conn, timeoutMs } = options;
   const deadline = Date.now() + timeoutMs;
   // The connection is held exclusively (Kysely's connection()), so nothing else runs under this setting.
+  // Through Database#pragma, not a statement prepared once: SQLite applies busy_timeout when the pragma is
+  // prepared, not when it runs.
   database.pragma("busy_timeout = 0");
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        await sql`begin immediate`.execute(conn);
+        await conn.executeQuery(BEGIN_IMMEDIATE);
         return;
       } catch (error) {
         if (!isBusy(error) || Date.now() >= deadline) throw error;
