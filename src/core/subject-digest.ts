@@ -4,7 +4,7 @@
  * approval is reused only by a re-check with the same digest; the audit log records it instead of the
  * subject itself.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { stableStringify } from "../util/stable-json.js";
 
 export function subjectDigest(options: { subject: unknown }): string {
@@ -18,5 +18,6 @@ export function canonicalSubject(options: { subject: unknown }): string {
 
 /** The digest of a canonical text canonicalSubject returned (for a caller that needs the text too). */
 export function digestOfCanonical(options: { canonical: string }): string {
-  return createHash("sha256").update(options.canonical, "utf8").digest("hex");
+  // One-shot (crypto.hash): a Hash object per decision cost more than hashing its few hundred bytes.
+  return hash("sha256", options.canonical, "hex");
 }

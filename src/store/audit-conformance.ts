@@ -110,6 +110,33 @@ export function describeAuditConformance(options: AuditConformanceOptions): void
     expect(await verifyAuditChain({ store: stores[1]! })).toMatchObject({ ok: true });
   });
 
+  it("audit: a batch bigger than one INSERT reads back as written, in order, and verifies", async () => {
+    const store = await create();
+    const start = (await store.auditHead()).headSeq;
+    // Appended in one turn: the group commit writes them in one transaction, in several INSERTs.
+    const written = await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        store.appendAuditEntry({
+          entry: decision({
+            caller: `b${i}`,
+            ...(i % 3 === 0 ? { subject: { z: i, a: [{ y: 1, x: "é" }] } } : {}),
+            ...(i % 5 === 0 ? { approvalId: `ap-${i}` } : {}),
+            ...(i % 7 === 0 ? { rules: [] } : {}),
+          }),
+        }),
+      ),
+    );
+    expect(written.map((e) => e.seq)).toEqual(Array.from({ length: 150 }, (_, i) => start + 1 + i));
+    expect(written.map((e) => e.caller)).toEqual(Array.from({ length: 150 }, (_, i) => `b${i}`));
+    const read = await store.readAuditChain({ after: start, limit: 200 });
+    expect(read).toEqual(written);
+    expect(await store.auditHead()).toMatchObject({
+      headSeq: start + 150,
+      headHash: written.at(-1)?.hash,
+    });
+    expect(await verifyAuditChain({ store })).toMatchObject({ ok: true });
+  });
+
   it.skipIf(!execute)(
     "audit: verify names the first edited, deleted, reordered or inserted row, the newest included",
     async () => {

@@ -3,6 +3,11 @@
  * chain and pruning its oldest rows run under the store's locked transaction (one writer at a time across
  * processes, so concurrent writers still make one chain); reads are plain queries. Rows are converted
  * to AuditEntry exactly as they were hashed (audit-chain.ts), so verify recomputes the same hash.
+ *
+ * The statements that append (read the head, insert a batch of rows, move the head) are compiled by
+ * Kysely once per store (auditStatements, through ./compiled-shape.ts) and run with each batch's values:
+ * the same SQL text on both backends as before, without building and compiling an INSERT of every
+ * batch's rows, which cost more main-thread time than SQLite took to store them.
  */
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
@@ -10,6 +15,7 @@ import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { parseWith } from "../core/validate.js";
 import { auditRowHash } from "./audit-chain.js";
+import { type CompiledShape, compileShape } from "./compiled-shape.js";
 import type { AuditEntry, AuditHead, NewAuditEntry } from "./store.js";
 import { StorableTextSchema } from "./store-input.js";
 
@@ -82,6 +88,87 @@ const NewAuditEntrySchema = z.object({
 /** An entry parseAuditEntry accepted: only those reach the chain. */
 export type ParsedAuditEntry = NewAuditEntry & { readonly parsed: unique symbol };
 
+/** The entries table's columns, in the order the compiled INSERT lists them. */
+const AUDIT_COLUMNS = [
+  "seq",
+  "id",
+  "kind",
+  "at",
+  "policy",
+  "policy_version",
+  "engine",
+  "verdict",
+  "allowed",
+  "rules",
+  "explanation",
+  "caller",
+  "latency_ms",
+  "subject_digest",
+  "subject",
+  "approval_id",
+  "face",
+  "prev_hash",
+  "hash",
+] as const satisfies readonly (keyof AuditEntryRow)[];
+// Every column of AuditEntryRow is listed: a column added to the row type and not here fails to compile.
+const everyColumnListed: [Exclude<keyof AuditEntryRow, (typeof AUDIT_COLUMNS)[number]>] extends [never]
+  ? true
+  : never = true;
+void everyColumnListed;
+
+/** Most rows one compiled INSERT takes; a bigger batch is inserted in several (one shape per size). */
+const INSERT_CHUNK = 64;
+
+/** The append's statements, compiled once per store (see the header). */
+export interface AuditStatements {
+  /** SELECT of the head record. */
+  head: CompiledShape;
+  /** UPDATE of the head: slots head_seq, head_hash. */
+  moveHead: CompiledShape;
+  /** INSERT of `rows` rows (1..INSERT_CHUNK): slots are AUDIT_COLUMNS, row after row. */
+  insert(options: { rows: number }): CompiledShape;
+}
+
+const headQuery = (db: Kysely<AuditTables>) =>
+  db.selectFrom("warden_audit_head").selectAll().where("id", "=", 1);
+
+/** Compiles the append's statements with `db`'s dialect (no connection needed); INSERTs as first used. */
+export function auditStatements(options: { db: Kysely<AuditTables> }): AuditStatements {
+  const { db } = options;
+  const inserts = new Map<number, CompiledShape>();
+  const insertShape = (rows: number): CompiledShape =>
+    compileShape({
+      slots: rows * AUDIT_COLUMNS.length,
+      build: (slots) =>
+        db
+          .insertInto("warden_audit_entries")
+          .values(
+            Array.from({ length: rows }, (_, i) =>
+              Object.fromEntries(AUDIT_COLUMNS.map((c, j) => [c, slots[i * AUDIT_COLUMNS.length + j]])),
+            ) as never,
+          ),
+    });
+  return {
+    head: compileShape({ slots: 0, build: () => headQuery(db) }),
+    moveHead: compileShape({
+      slots: 2,
+      build: ([seq, hash]) =>
+        db
+          .updateTable("warden_audit_head")
+          .set({ head_seq: seq as never, head_hash: hash as never })
+          .where("id", "=", 1),
+    }),
+    insert: ({ rows }) => {
+      let shape = inserts.get(rows);
+      if (!shape) {
+        shape = insertShape(rows);
+        inserts.set(rows, shape);
+      }
+      return shape;
+    },
+  };
+}
+
 /**
  * Appends rows, in order, in one locked transaction: each chained to the one before, the head moved to
  * the last. Entries are validated before they get here (parseAuditEntry, as each arrives at the store's
@@ -89,15 +176,19 @@ export type ParsedAuditEntry = NewAuditEntry & { readonly parsed: unique symbol 
  */
 export async function appendAuditEntries(options: {
   lockedTransaction: LockedTransaction;
+  statements: AuditStatements;
   entries: readonly ParsedAuditEntry[];
 }): Promise<AuditEntry[]> {
-  const parsed = options.entries;
+  const { statements, entries } = options;
   return options.lockedTransaction({
     key: AUDIT_LOCK,
     run: async (trx) => {
-      const head = await readHead({ db: trx });
-      const contents = parsed.map((e, i) => rowContent({ e, seq: head.headSeq + 1 + i }));
-      return writeRows({ db: trx, contents, prevHash: head.headHash });
+      const head = headOf({ row: (await trx.executeQuery(statements.head.with([]))).rows[0] });
+      // One time for the batch: its rows are written, and committed, together.
+      const now = Date.now();
+      const at = new Date(now).toISOString();
+      const contents = entries.map((e, i) => rowContent({ e, seq: head.headSeq + 1 + i, now, at }));
+      return writeRows({ db: trx, statements, contents, prevHash: head.headHash });
     },
   });
 }
@@ -124,13 +215,19 @@ export function rowId(options: { now?: number } = {}): string {
 }
 
 /** The row's content at chain position `seq`, "" / [] / 0 where the entry says nothing. */
-function rowContent(options: { e: NewAuditEntry; seq: number }): Omit<AuditEntry, "hash" | "prevHash"> {
+function rowContent(options: {
+  e: NewAuditEntry;
+  seq: number;
+  /** The write's time, in ms and as ISO text. */
+  now: number;
+  at: string;
+}): Omit<AuditEntry, "hash" | "prevHash"> {
   const { e, seq } = options;
   return {
-    id: rowId(),
+    id: rowId({ now: options.now }),
     seq,
     kind: e.kind,
-    at: new Date().toISOString(),
+    at: options.at,
     policy: e.policy,
     policyVersion: e.policyVersion ?? "",
     engine: e.engine ?? "",
@@ -151,23 +248,27 @@ function rowContent(options: { e: NewAuditEntry; seq: number }): Omit<AuditEntry
 /** Inserts a row chained to `prevHash` and moves the head to it (inside the caller's locked transaction). */
 async function writeRow(options: {
   db: Kysely<AuditTables>;
+  statements: AuditStatements;
   content: Omit<AuditEntry, "hash" | "prevHash">;
   prevHash: string;
 }): Promise<AuditEntry> {
-  const [row] = await writeRows({ db: options.db, contents: [options.content], prevHash: options.prevHash });
+  const { content, ...rest } = options;
+  const [row] = await writeRows({ ...rest, contents: [content] });
   return row as AuditEntry;
 }
 
 /**
- * Inserts rows chained one to the next from `prevHash`, in one statement, and moves the head to the last
- * (inside the caller's locked transaction): a batch costs the same few queries whatever its size.
+ * Inserts rows chained one to the next from `prevHash` and moves the head to the last (inside the
+ * caller's locked transaction), with the compiled statements: a batch costs the same few statements
+ * whatever its size (one INSERT per INSERT_CHUNK rows).
  */
 async function writeRows(options: {
   db: Kysely<AuditTables>;
+  statements: AuditStatements;
   contents: readonly Omit<AuditEntry, "hash" | "prevHash">[];
   prevHash: string;
 }): Promise<AuditEntry[]> {
-  const { db, contents } = options;
+  const { db, statements, contents } = options;
   let prevHash = options.prevHash;
   const rows = contents.map((content) => {
     const row = { ...content, hash: auditRowHash({ prevHash, entry: content }), prevHash };
@@ -176,46 +277,52 @@ async function writeRows(options: {
   });
   const last = rows.at(-1);
   if (!last) return [];
-  await db
-    .insertInto("warden_audit_entries")
-    .values(
-      rows.map((row) => ({
-        seq: row.seq,
-        id: row.id,
-        kind: row.kind,
-        at: row.at,
-        policy: row.policy,
-        policy_version: row.policyVersion,
-        engine: row.engine,
-        verdict: row.verdict,
-        allowed: row.allowed ? 1 : 0,
-        rules: JSON.stringify(row.rules),
-        explanation: row.explanation,
-        caller: row.caller,
-        latency_ms: row.latencyMs,
-        subject_digest: row.subjectDigest,
-        subject: row.subject === undefined ? null : JSON.stringify(row.subject),
-        approval_id: row.approvalId ?? null,
-        face: row.face,
-        prev_hash: row.prevHash,
-        hash: row.hash,
-      })),
-    )
-    .execute();
-  await db
-    .updateTable("warden_audit_head")
-    .set({ head_seq: last.seq, head_hash: last.hash })
-    .where("id", "=", 1)
-    .execute();
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+    const chunk = rows.slice(start, start + INSERT_CHUNK);
+    const values: unknown[] = [];
+    for (const row of chunk) {
+      const stored = storedRow({ row });
+      for (const column of AUDIT_COLUMNS) values.push(stored[column]);
+    }
+    await db.executeQuery(statements.insert({ rows: chunk.length }).with(values));
+  }
+  await db.executeQuery(statements.moveHead.with([last.seq, last.hash]));
   return rows;
 }
 
+/** A chained row as the entries table stores it (JSON text for rules and subject, 0/1 for allowed). */
+function storedRow(options: { row: AuditEntry }): AuditEntryRow {
+  const { row } = options;
+  return {
+    seq: row.seq,
+    id: row.id,
+    kind: row.kind,
+    at: row.at,
+    policy: row.policy,
+    policy_version: row.policyVersion,
+    engine: row.engine,
+    verdict: row.verdict,
+    allowed: row.allowed ? 1 : 0,
+    rules: JSON.stringify(row.rules),
+    explanation: row.explanation,
+    caller: row.caller,
+    latency_ms: row.latencyMs,
+    subject_digest: row.subjectDigest,
+    subject: row.subject === undefined ? null : JSON.stringify(row.subject),
+    approval_id: row.approvalId ?? null,
+    face: row.face,
+    prev_hash: row.prevHash,
+    hash: row.hash,
+  };
+}
+
 export async function readHead(options: { db: Kysely<AuditTables> }): Promise<AuditHead> {
-  const row = await options.db
-    .selectFrom("warden_audit_head")
-    .selectAll()
-    .where("id", "=", 1)
-    .executeTakeFirst();
+  return headOf({ row: await headQuery(options.db).executeTakeFirst() });
+}
+
+/** The head record as AuditHead; refuses a missing one (the log cannot be trusted or extended). */
+function headOf(options: { row: AuditHeadRow | unknown }): AuditHead {
+  const row = options.row as AuditHeadRow | undefined;
   if (!row) {
     throw new WardenError({
       code: "STORE_ERROR",
@@ -287,6 +394,7 @@ const PruneSchema = z
 
 export async function pruneAuditEntries(options: {
   lockedTransaction: LockedTransaction;
+  statements: AuditStatements;
   olderThan?: string;
   keep?: number;
 }): Promise<{ pruned: number; checkpoint?: AuditEntry }> {
@@ -324,6 +432,7 @@ export async function pruneAuditEntries(options: {
       const pruned = Number(deleted.numDeletedRows);
       const checkpoint = await writeRow({
         db: trx,
+        statements: options.statements,
         prevHash: head.headHash,
         content: {
           id: rowId(),

@@ -147,8 +147,10 @@ export function createKyselyStore(options: {
     options.lockedTransaction({ key: o.key, run: (trx) => o.run(asAudit(trx)) });
   // Sound: StoreTables holds the audit tables; Kysely's types are invariant in their tables.
   const auditDb = asAudit(db);
+  const auditStatements = audit.auditStatements({ db: auditDb });
   const auditCommit = createGroupCommit<audit.ParsedAuditEntry, AuditEntry>({
-    write: (entries) => audit.appendAuditEntries({ lockedTransaction: auditLocked, entries }),
+    write: (entries) =>
+      audit.appendAuditEntries({ lockedTransaction: auditLocked, statements: auditStatements, entries }),
   });
 
   const duplicate = (kind: "demonstration" | "workflow", id: string) =>
@@ -415,7 +417,12 @@ export function createKyselyStore(options: {
     auditHead: () => guard("reading the audit head", () => audit.readHead({ db: auditDb })),
     pruneAuditEntries: ({ olderThan, keep }) =>
       guard("pruning the audit log", () =>
-        audit.pruneAuditEntries({ lockedTransaction: auditLocked, olderThan, keep }),
+        audit.pruneAuditEntries({
+          lockedTransaction: auditLocked,
+          statements: auditStatements,
+          olderThan,
+          keep,
+        }),
       ),
 
     async close() {
