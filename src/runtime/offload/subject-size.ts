@@ -32,9 +32,10 @@ function primitiveSize(value: unknown): number {
  * part of it can change: it is then walked as any other value.
  */
 function frozenSize(value: object, bytes: number, depth: number): number | undefined {
+  if (!Object.isFrozen(value)) return undefined;
   const known = frozenSizes.get(value);
   if (known !== undefined) return known;
-  if (depth > MAX_FROZEN_DEPTH || notDeeplyFrozen.has(value) || !Object.isFrozen(value)) return undefined;
+  if (depth > MAX_FROZEN_DEPTH || notDeeplyFrozen.has(value)) return undefined;
   let size = 1;
   const add = (item: unknown): boolean => {
     const part =
@@ -69,7 +70,8 @@ export function exceedsSize(options: { value: unknown; bytes: number }): boolean
   const pending: unknown[] = [options.value];
   while (pending.length > 0) {
     const value = pending.pop();
-    if (typeof value === "object" && value !== null) {
+    // Object.isFrozen first: a value that can change (every value of most callers) costs no lookup.
+    if (typeof value === "object" && value !== null && Object.isFrozen(value)) {
       const frozen = frozenSize(value, bytes - size, 0);
       if (frozen !== undefined) {
         size += frozen;
