@@ -126,7 +126,7 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
   lines.push(
     added === undefined
       ? `| MCP proxy adds <= 0.3 ms per tools/call at p50 over calling the upstream directly | ${why(proxy)} | — |`
-      : `| MCP proxy (\`warden mcp proxy\`, stdio) adds <= 0.3 ms per tools/call at p50 over calling the upstream (server-filesystem, stdio) directly, same client, same run | +${fmt(added, 3)} ms (proxied p50 ${fmt(num(proxy, "proxied", "p50Ms"), 3)} ms vs direct ${fmt(num(proxy, "direct", "p50Ms"), 3)} ms; in-process library +${fmt(num(proxy, "libraryAddedP50Ms"), 3)} ms; floors: a relay process passing bytes +${fmt(num(proxy, "relayPipeAddedP50Ms"), 3)} ms, parsing each message +${fmt(num(proxy, "relayJsonAddedP50Ms"), 3)} ms; proxy CPU ${fmt(num(proxy, "proxyCpuMsPerCall"), 3)} ms per call); every call answered: ${record(proxy)?.allAnswered === true ? "yes" : "no"} | ${met(added <= 0.3 && record(proxy)?.allAnswered === true)} |`,
+      : `| MCP proxy (\`warden mcp proxy\`, stdio) adds <= 0.3 ms per tools/call at p50 over calling the upstream (server-filesystem, stdio) directly, same client, same run | +${fmt(added, 3)} ms (proxied p50 ${fmt(num(proxy, "proxied", "p50Ms"), 3)} ms vs direct ${fmt(num(proxy, "direct", "p50Ms"), 3)} ms; in-process library +${fmt(num(proxy, "libraryAddedP50Ms"), 3)} ms; floors: a relay process passing bytes +${fmt(num(proxy, "relayPipeAddedP50Ms"), 3)} ms, parsing each message +${fmt(num(proxy, "relayJsonAddedP50Ms"), 3)} ms; proxy CPU ${fmt(num(proxy, "proxyCpuMsPerCall"), 3)} ms per call)${laterInSession(record(proxy)?.later)}; every call answered: ${record(proxy)?.allAnswered === true ? "yes" : "no"} | ${met(added <= 0.3 && record(proxy)?.allAnswered === true)} |`,
   );
 
   const cedar = results["micro:cedar"];
@@ -144,6 +144,13 @@ export function headlineMarkdown(options: { results: Results; quick?: boolean })
   lines.push(...coldStartRows({ results, met }));
   lines.push("");
   return lines;
+}
+
+/** The proxy's later-in-a-session comparison (bench/micro/mcp-proxy.ts `later`), when it ran. */
+function laterInSession(later: unknown): string {
+  const added = num(later, "addedP50Ms");
+  if (added === undefined) return "";
+  return `; later in the session, after ${num(later, "afterCalls")} calls: +${fmt(added, 3)} ms (parse-and-relay floor +${fmt(num(later, "relayJsonAddedP50Ms"), 3)} ms, proxy CPU ${fmt(num(later, "proxyCpuMsPerCall"), 3)} ms per call)`;
 }
 
 /** `warden check` on a compiled policy beside `node -e 0` (bench/micro/cold-start.ts), same run. */

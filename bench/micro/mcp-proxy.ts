@@ -21,6 +21,10 @@
  * The machine's load falls on the proxy's CPU time as well as on the latencies: on a shared machine,
  * compare runs taken at the same load.
  *
+ * The judged figure is what a fresh proxy's first calls add (after `warmup` of them). The same proxy is
+ * then driven `sessionCalls` calls further into its session and compared again (`later`: direct, proxied
+ * and the parse-and-relay floor): what a long session feels once the proxy's code is optimised.
+ *
  * Every call is `read_text_file` of a small file inside the workspace, which the policy allows; each
  * answer is checked (an allowed call that came back blocked would make the proxy look fast).
  *
@@ -55,6 +59,13 @@ const OptionsSchema = z.object({
    * proxy keeps its start in the session's trajectory, so this sets how much each call carries.
    */
   fileBytes: z.number().int().min(0).max(1_000_000).default(1024),
+  /**
+   * The later-in-a-session figure: after the timed calls, this many more untimed calls go through the
+   * proxy (default 3,000), then `laterCalls` calls per path (default 1,000) are timed again on the
+   * direct, proxied and parse-and-relay paths. 0 later calls skips it.
+   */
+  sessionCalls: z.number().int().min(0).default(3_000),
+  laterCalls: z.number().int().min(0).default(1_000),
 });
 
 export type BenchMcpProxyOptions = z.input<typeof OptionsSchema>;
@@ -94,9 +105,25 @@ export interface BenchMcpProxyResult {
    * the proxy's own work, whatever else the machine is running.
    */
   proxyCpuMsPerCall?: number;
+  /**
+   * The same comparison later in a long session: after `afterCalls` calls through the proxy (its code
+   * optimised by then). The judged figure stays `addedP50Ms`, what a fresh proxy's first calls add.
+   */
+  later?: LaterFigures;
   /** Every call on every path came back with the file's text (none blocked or failed). */
   allAnswered: boolean;
   node: string;
+}
+
+export interface LaterFigures {
+  /** Calls the proxy had answered before these were timed. */
+  afterCalls: number;
+  direct: McpPathFigures;
+  proxied: McpPathFigures;
+  relayJson: McpPathFigures;
+  addedP50Ms: number;
+  relayJsonAddedP50Ms: number;
+  proxyCpuMsPerCall?: number;
 }
 
 const TOOL = "read_text_file";
@@ -170,6 +197,36 @@ async function timedCall(path: Path, args: { path: string }): Promise<number> {
   const first = result.content?.[0];
   if (result.isError || first?.type !== "text" || !first.text.includes(CONTENT)) path.answered = false;
   return ms;
+}
+
+/**
+ * Times `calls` calls on each path in `rounds` rounds, the paths taking turns, each round starting with
+ * another path so that none is always the one right after a switch. Returns the CPU milliseconds the
+ * proxy process (`proxyPid`) spent over the proxied path's turns.
+ */
+async function timeInRounds(options: {
+  paths: Path[];
+  calls: number;
+  rounds: number;
+  args: { path: string };
+  proxyPid: number | null | undefined;
+}): Promise<number> {
+  const { paths, calls, rounds, args } = options;
+  const proxyPid = options.proxyPid ?? null;
+  const perRound = Math.ceil(calls / rounds);
+  let proxyCpuMs = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < paths.length; k++) {
+      const path = paths[(r + k) % paths.length] as Path;
+      const cpuBefore = path.name === "proxied" ? cpuMsOf(proxyPid) : undefined;
+      for (let i = 0; i < perRound && path.times.length < calls; i++) {
+        path.times.push(await timedCall(path, args));
+      }
+      const cpuAfter = cpuBefore === undefined ? undefined : cpuMsOf(proxyPid);
+      if (cpuBefore !== undefined && cpuAfter !== undefined) proxyCpuMs += cpuAfter - cpuBefore;
+    }
+  }
+  return proxyCpuMs;
 }
 
 function figures(times: number[]): McpPathFigures {
@@ -256,21 +313,38 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
     ];
     const args = { path: file };
     for (const path of paths) for (let i = 0; i < o.warmup; i++) await timedCall(path, args);
-    const perRound = Math.ceil(o.calls / o.rounds);
-    let proxyCpuMs = 0;
-    for (let r = 0; r < o.rounds; r++) {
-      // Each round starts with another path, so none is always the one right after a switch.
-      for (let k = 0; k < paths.length; k++) {
-        const path = paths[(r + k) % paths.length] as Path;
-        const cpuBefore = path.name === "proxied" ? cpuMsOf(cliTransport.pid) : undefined;
-        for (let i = 0; i < perRound && path.times.length < o.calls; i++) {
-          path.times.push(await timedCall(path, args));
-        }
-        const cpuAfter = cpuBefore === undefined ? undefined : cpuMsOf(cliTransport.pid);
-        if (cpuBefore !== undefined && cpuAfter !== undefined) proxyCpuMs += cpuAfter - cpuBefore;
-      }
-    }
+    const timing = { calls: o.calls, rounds: o.rounds, args, proxyPid: cliTransport.pid };
+    const proxyCpuMs = await timeInRounds({ ...timing, paths });
     const cpuKnown = cpuMsOf(cliTransport.pid) !== undefined;
+    const round = (ms: number) => Math.round(ms * 1000) / 1000;
+    let later: LaterFigures | undefined;
+    const laterPaths: Path[] = [];
+    if (o.laterCalls > 0) {
+      // The same proxy process further into a session: more calls through it, then the comparison again.
+      for (let i = 0; i < o.sessionCalls; i++) await timedCall(paths[1] as Path, args);
+      const again = (name: Path["name"], client: Client): Path => ({
+        name,
+        client,
+        times: [],
+        answered: true,
+      });
+      laterPaths.push(again("direct", direct), again("proxied", cli), again("relayJson", relayJson));
+      const laterCpuMs = await timeInRounds({ ...timing, calls: o.laterCalls, paths: laterPaths });
+      const [ld, lp, lj] = laterPaths.map((path) => figures(path.times)) as [
+        McpPathFigures,
+        McpPathFigures,
+        McpPathFigures,
+      ];
+      later = {
+        afterCalls: o.warmup + o.calls + o.sessionCalls,
+        direct: ld,
+        proxied: lp,
+        relayJson: lj,
+        addedP50Ms: round(lp.p50Ms - ld.p50Ms),
+        relayJsonAddedP50Ms: round(lj.p50Ms - ld.p50Ms),
+        ...(cpuKnown ? { proxyCpuMsPerCall: round(laterCpuMs / Math.max(1, lp.calls)) } : {}),
+      };
+    }
     const [d, p, l, rp, rj] = paths.map((path) => figures(path.times)) as [
       McpPathFigures,
       McpPathFigures,
@@ -278,7 +352,6 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
       McpPathFigures,
       McpPathFigures,
     ];
-    const round = (ms: number) => Math.round(ms * 1000) / 1000;
     return {
       name: "mcp-proxy",
       upstream: "@modelcontextprotocol/server-filesystem",
@@ -295,7 +368,8 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
       relayPipeAddedP50Ms: round(rp.p50Ms - d.p50Ms),
       relayJsonAddedP50Ms: round(rj.p50Ms - d.p50Ms),
       ...(cpuKnown ? { proxyCpuMsPerCall: round(proxyCpuMs / Math.max(1, p.calls)) } : {}),
-      allAnswered: paths.every((path) => path.answered),
+      ...(later ? { later } : {}),
+      allAnswered: [...paths, ...laterPaths].every((path) => path.answered),
       node: process.version,
     };
   } finally {
