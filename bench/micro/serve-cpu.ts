@@ -16,31 +16,10 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-// @ts-expect-error -- plain JavaScript beside the bin script, without declarations.
-import { chooseEntry } from "../../bin/fresh-build.js";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { subjectBodies } from "./serve.js";
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-async function wardenModules() {
-  const fresh =
-    chooseEntry({
-      built: join(root, "dist", "server", "index.js"),
-      sourceEntry: join(root, "src", "server", "index.ts"),
-      sourceDir: join(root, "src"),
-    }) === "dist";
-  const base = fresh ? join(root, "dist") : join(root, "src");
-  const ext = fresh ? "js" : "ts";
-  const server = (await import(
-    pathToFileURL(join(base, "server", `index.${ext}`)).href
-  )) as typeof import("../../src/server/index.js");
-  const library = (await import(
-    pathToFileURL(join(base, `index.${ext}`)).href
-  )) as typeof import("../../src/index.js");
-  return { from: fresh ? "dist" : "source", server, library };
-}
+import { type WardenModules, wardenModules } from "./warden-modules.js";
 
 /** CPU seconds of the main thread (tid = pid) from /proc (clock ticks of 1/100 s). */
 function mainThreadCpuSeconds(): number {
@@ -54,7 +33,7 @@ function processCpuSeconds(): number {
 }
 
 async function variant(options: {
-  modules: Awaited<ReturnType<typeof wardenModules>>;
+  modules: WardenModules;
   audit: boolean;
   requests: number;
   connections: number;

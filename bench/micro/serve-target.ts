@@ -11,36 +11,10 @@
  * Usage: `tsx bench/micro/serve-target.ts <hono|warden> <options-json>`; prints `{"url":..., "from":...}` on stdout
  * once listening and serves until SIGTERM.
  */
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-// @ts-expect-error -- plain JavaScript beside the bin script, without declarations.
-import { chooseEntry } from "../../bin/fresh-build.js";
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-/**
- * Warden as users run it: the build (dist/) when it is fresh, as bin/warden.js decides, else the sources
- * (through tsx, which costs a little per request). The result says which.
- */
-async function wardenModules() {
-  const fresh =
-    chooseEntry({
-      built: join(root, "dist", "server", "index.js"),
-      sourceEntry: join(root, "src", "server", "index.ts"),
-      sourceDir: join(root, "src"),
-    }) === "dist";
-  const base = fresh ? join(root, "dist") : join(root, "src");
-  const ext = fresh ? "js" : "ts";
-  const server = (await import(
-    pathToFileURL(join(base, "server", `index.${ext}`)).href
-  )) as typeof import("../../src/server/index.js");
-  const library = (await import(
-    pathToFileURL(join(base, `index.${ext}`)).href
-  )) as typeof import("../../src/index.js");
-  return { from: fresh ? "dist" : "source", server, library };
-}
+import { wardenModules } from "./warden-modules.js";
 
 interface TargetOptions {
   /** Bundled policy name or path the Warden target preloads. */
