@@ -127,7 +127,7 @@ export function checkTimeoutDecision(options: {
  * caller's or by the timer, but the answer does not wait for it to stop: a hung engine may ignore the
  * signal, so the timer races it and the engine's late result, or late rejection, is dropped.
  */
-export async function checkWithin(options: {
+export interface CheckWithinOptions {
   policy: Policy;
   subject: Subject;
   /** The engine, or how to get it (the lookup is then inside the limit too). */
@@ -142,7 +142,9 @@ export async function checkWithin(options: {
   cancellation?: Cancellation;
   /** What the check takes on trust from its caller (passed to the engine). */
   trust?: CheckTrust;
-}): Promise<Decision> {
+}
+
+export async function checkWithin(options: CheckWithinOptions): Promise<Decision> {
   const { policy, subject, limitMs, signal, trust } = options;
   let engine: Engine | undefined;
   const callers = options.cancellation ?? (signal ? cancellationOf(signal) : undefined);
@@ -187,20 +189,14 @@ export async function checkWithin(options: {
  * synchronous check could not be stopped by anyway (the limit fires only once the event loop is free) —
  * else against the time limit (checkWithin), or without one when `limitMs` is 0.
  */
-export async function checkBounded(options: {
-  policy: Policy;
-  subject: Subject;
-  getEngine: () => Promise<Engine>;
-  /** The engine when it is built already (its inline check is tried first). */
-  ready?: Engine;
-  engineName: string;
-  /** 0 for no limit. */
-  limitMs: number;
-  started: number;
-  signal?: AbortSignal;
-  cancellation?: Cancellation;
-  trust?: CheckTrust;
-}): Promise<Decision> {
+export async function checkBounded(
+  options: CheckWithinOptions & {
+    /** The engine when it is built already (its inline check is tried first). */
+    ready?: Engine;
+    /** 0 for no limit. */
+    limitMs: number;
+  },
+): Promise<Decision> {
   const { policy, subject, trust } = options;
   const inline = options.ready ? inlineCheckOf({ engine: options.ready }) : undefined;
   const now = inline?.({ policy, subject, ...(trust ? { trust } : {}) });
