@@ -101,6 +101,14 @@ describe("pathMatches over glob lists", () => {
     expect(pathMatches({ path: "/w/.env", globs })).toBe(true);
   });
 
+  it("keeps one matcher per case setting for the same list, read either way in turn", () => {
+    const globs = ["**/.env"];
+    for (let i = 0; i < 3; i++) {
+      expect(pathMatches({ path: "/w/.ENV", globs, caseFold: false })).toBe(false);
+      expect(pathMatches({ path: "/w/.ENV", globs, caseFold: true })).toBe(true);
+    }
+  });
+
   it("refuses an empty glob as picomatch does", () => {
     expect(() => pathMatches({ path: "/a", globs: ["**/.env", ""] })).toThrow();
   });

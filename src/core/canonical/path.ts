@@ -85,16 +85,22 @@ export function pathMatches({
 
 const matcherCache = new Map<string, (path: string) => boolean>();
 const MATCHER_CACHE_SIZE = 256;
-/** The last matcher made for a glob list object, with the globs it held then (a list changed in place is seen). */
-const matcherByList = new WeakMap<
-  readonly string[],
-  { globs: string[]; caseFold: boolean; matcher: (path: string) => boolean }
->();
+/**
+ * The matchers made for a glob list object, one per case setting (a policy that does not say whether the
+ * file system folds case is read both ways), each with the globs the list held then (a list changed in
+ * place is seen).
+ */
+interface ListMatcher {
+  globs: string[];
+  matcher: (path: string) => boolean;
+}
+const matchersByList = new WeakMap<readonly string[], { exact?: ListMatcher; folded?: ListMatcher }>();
 
 function matcherFor({ globs, caseFold }: { globs: readonly string[]; caseFold: boolean }) {
   // A policy's glob list is the same object on every check: found by identity, without a key to build.
-  const known = matcherByList.get(globs);
-  if (known && known.caseFold === caseFold && sameGlobs(known.globs, globs)) return known.matcher;
+  let byCase = matchersByList.get(globs);
+  const known = caseFold ? byCase?.folded : byCase?.exact;
+  if (known && sameGlobs(known.globs, globs)) return known.matcher;
   const key = JSON.stringify([caseFold, globs]);
   let matcher = matcherCache.get(key);
   if (matcher === undefined) {
@@ -102,7 +108,11 @@ function matcherFor({ globs, caseFold }: { globs: readonly string[]; caseFold: b
     if (matcherCache.size >= MATCHER_CACHE_SIZE) matcherCache.clear();
     matcherCache.set(key, matcher);
   }
-  matcherByList.set(globs, { globs: [...globs], caseFold, matcher });
+  if (!byCase) {
+    byCase = {};
+    matchersByList.set(globs, byCase);
+  }
+  byCase[caseFold ? "folded" : "exact"] = { globs: [...globs], matcher };
   return matcher;
 }
 
