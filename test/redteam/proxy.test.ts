@@ -217,6 +217,9 @@ describe("proxy: a session's remembered work never loosens a later check", () =>
     ["/home/u/.aws/credentials"],
     ["/srv/app/lib/../credentials.json"],
     ["/srv/app/%2eenv"],
+    // The policy does not say whether the file system folds case: read both ways, the strict one wins.
+    ["/srv/app/.ENV"],
+    ["/HOME/u/.SSH/config"],
   ];
 
   it("refuses each secret after 300 allowed calls", async () => {
