@@ -184,6 +184,27 @@ describe("exceedsSize", () => {
     expect(exceedsSize({ value: { a: [1, 2, { b: null }] }, bytes: 1000 })).toBe(false);
   });
 
+  it("answers whether the value's whole measure passes the budget, counted as the header says", () => {
+    // The measure written plainly (recursion, no early stop): 1 per value, plus a string's length, 8
+    // for a number, and a key's length plus 3 per property.
+    const measure = (value: unknown): number => {
+      if (typeof value === "string") return 1 + value.length;
+      if (typeof value === "number") return 9;
+      if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + measure(item), 1);
+      if (typeof value === "object" && value !== null)
+        return Object.entries(value).reduce((sum, [key, item]) => sum + key.length + 3 + measure(item), 1);
+      return 1;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), fc.integer({ min: 0, max: 400 }), (value, bytes) => {
+        expect(exceedsSize({ value, bytes })).toBe(measure(value) > bytes);
+        const frozen = Object.freeze({ a: Object.freeze([value]) });
+        expect(exceedsSize({ value: [frozen, value], bytes })).toBe(2 * measure(value) + 7 > bytes);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("answers alike for a value frozen all the way down (whose size it remembers) and a changeable copy", () => {
     const deepFreeze = (value: unknown): unknown => {
       if (typeof value === "object" && value !== null) {

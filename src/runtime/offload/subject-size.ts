@@ -29,13 +29,20 @@ function primitiveSize(value: unknown): number {
 
 /**
  * The size of a value frozen all the way down (remembered), OVER past `bytes`, or undefined when some
- * part of it can change: it is then walked as any other value.
+ * part of it can change: it is then walked as any other value. The lookup is apart from the measuring
+ * (measureFrozen): a function holding a closure allocates its context on every call, and this one is
+ * called for every frozen value of every subject, nearly always to find its size already known.
  */
 function frozenSize(value: object, bytes: number, depth: number): number | undefined {
   if (!Object.isFrozen(value)) return undefined;
   const known = frozenSizes.get(value);
   if (known !== undefined) return known;
   if (depth > MAX_FROZEN_DEPTH || notDeeplyFrozen.has(value)) return undefined;
+  return measureFrozen(value, bytes, depth);
+}
+
+/** frozenSize of a frozen value not measured before: measured once, and remembered when it fits. */
+function measureFrozen(value: object, bytes: number, depth: number): number | undefined {
   let size = 1;
   const add = (item: unknown): boolean => {
     const part =
@@ -63,37 +70,44 @@ function frozenSize(value: object, bytes: number, depth: number): number | undef
   return size;
 }
 
+/**
+ * What a value adds at once, when it needs no walk: a primitive's size, or a frozen value's remembered
+ * one (OVER past `budget`); undefined for a value to walk.
+ */
+function sizeAtOnce(value: unknown, budget: number): number | undefined {
+  if (typeof value !== "object" || value === null) return primitiveSize(value);
+  // Object.isFrozen first: a value that can change (every value of most callers) costs no lookup.
+  return Object.isFrozen(value) ? frozenSize(value, budget, 0) : undefined;
+}
+
 /** True when `value`, written as JSON, would take more than about `bytes` characters. */
 export function exceedsSize(options: { value: unknown; bytes: number }): boolean {
   const { bytes } = options;
   let size = 0;
-  const pending: unknown[] = [options.value];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    // Object.isFrozen first: a value that can change (every value of most callers) costs no lookup.
-    if (typeof value === "object" && value !== null && Object.isFrozen(value)) {
-      const frozen = frozenSize(value, bytes - size, 0);
-      if (frozen !== undefined) {
-        size += frozen;
-        if (size > bytes) return true;
-        continue;
-      }
+  const pending: object[] = [];
+  // A child is counted where it is found when it can be (most are strings, numbers and remembered
+  // frozen values), so only the objects still to walk go through the queue.
+  const take = (value: unknown): boolean => {
+    const known = sizeAtOnce(value, bytes - size);
+    if (known !== undefined) {
+      size += known;
+      return size <= bytes;
     }
-    // Every value counts at least 1, so the loop ends after at most `bytes` values.
+    pending.push(value as object);
+    // Every queued value counts at least 1, so the walk ends after at most `bytes` values.
+    return size + pending.length <= bytes;
+  };
+  if (!take(options.value)) return true;
+  while (pending.length > 0) {
+    const value = pending.pop() as object;
     size += 1;
-    if (typeof value === "string") size += value.length;
-    else if (typeof value === "number" || typeof value === "bigint") size += 8;
-    else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) {
-        pending.push(value[i]);
-        if (pending.length > bytes) return true;
-      }
-    } else if (typeof value === "object" && value !== null) {
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) if (!take(value[i])) return true;
+    } else {
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
         size += key.length + 3;
-        pending.push((value as Record<string, unknown>)[key]);
-        if (size + pending.length > bytes) return true;
+        if (!take((value as Record<string, unknown>)[key])) return true;
       }
     }
     if (size > bytes) return true;
