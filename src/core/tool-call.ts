@@ -70,12 +70,26 @@ export function toolCallSubject(options: {
       toolCalls: [{ name: tool, arguments: args }],
       ...(options.inputSchema !== undefined ? { toolSchemas: { [tool]: options.inputSchema } } : {}),
     },
-    // Copies: a face may fill in a step's observation later, while this check may still be running. A
-    // frozen step cannot change, so it is shared (the MCP proxy freezes its steps and replaces them).
-    trajectory: [
-      ...(options.history ?? []).map((step) => (Object.isFrozen(step) ? step : { ...step })),
-      { ...options.details, action: tool, args },
-    ],
+    trajectory: trajectoryOf({
+      history: options.history ?? [],
+      step: { ...options.details, action: tool, args },
+    }),
     ...(options.id !== undefined ? { id: options.id } : {}),
   };
+}
+
+/**
+ * The earlier steps and this one, in one array built at its length. Copies: a face may fill in a step's
+ * observation later, while this check may still be running. A frozen step cannot change, so it is shared
+ * (the MCP proxy freezes its steps and replaces them).
+ */
+function trajectoryOf(options: { history: readonly Step[]; step: Step }): Step[] {
+  const { history } = options;
+  const steps = new Array<Step>(history.length + 1);
+  for (let i = 0; i < history.length; i++) {
+    const step = history[i] as Step;
+    steps[i] = Object.isFrozen(step) ? step : { ...step };
+  }
+  steps[history.length] = options.step;
+  return steps;
 }
