@@ -504,6 +504,35 @@ describe("three-valued evaluation (properties)", () => {
     );
   });
 
+  it("combines the values of one comparison by its quantifier, as Kleene's any and all do", () => {
+    const path = { t: "/tmp/a", f: "/etc/a", u: "~/a" } as const;
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<Atom>("t", "f", "u"), { maxLength: 5 }),
+        fc.constantFrom(undefined, "any" as const, "all" as const),
+        fc.boolean(),
+        (values, quantifier, strictWhen) => {
+          const condition: Condition = {
+            field: "args.ps.*",
+            op: "pathWithin",
+            value: "/tmp",
+            ...(quantifier ? { quantifier } : {}),
+          };
+          const args = { ps: values.map((v) => path[v]) };
+          const any = (quantifier ?? (strictWhen ? "any" : "all")) === "any";
+          const decisive: Atom = any ? "t" : "f";
+          const expected: Tri = values.includes(decisive) ? any : values.includes("u") ? "unknown" : !any;
+          const result = evaluateConditionTri({ condition, facts: { args }, strictWhen });
+          expect(result.value).toBe(expected);
+          expect(result.unknown.length).toBe(
+            expected === "unknown" ? values.filter((v) => v === "u").length : 0,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("is sound when the same value is read twice: a known answer holds in every world", () => {
     fc.assert(
       fc.property(

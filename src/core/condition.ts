@@ -476,36 +476,69 @@ function isEmpty(actual: unknown): boolean {
   );
 }
 
+const LT = (a: number, b: number) => a < b;
+const LE = (a: number, b: number) => a <= b;
+const GT = (a: number, b: number) => a > b;
+const GE = (a: number, b: number) => a >= b;
+
 /**
- * One text/number comparison on one value. `expected` lists what `eq`/`in` accept for each expected
- * value (the value itself and, on a kinded field, its canonical forms).
+ * Whether `actual` equals `value` or one of its canonical forms (expectedVariants) as a value of the
+ * compared field's `kind` reads them.
  */
-function testPlain(c: Comparison, actual: unknown, variants: (v: unknown) => unknown[]): boolean {
+function equalsExpected(
+  c: Comparison,
+  actual: unknown,
+  value: unknown,
+  kind: ArgKind | undefined,
+  pf: PreparedFacts,
+): boolean {
+  for (const x of expectedVariants(kind, c.part, pf, value))
+    if (looseEqual(actual, x, c.caseSensitive)) return true;
+  return false;
+}
+
+/**
+ * One text/number comparison on one value. `eq`/`in` accept each expected value itself and, on a field of
+ * `kind`, its canonical forms. Loops and plain arguments, not closures or an options object: this runs for
+ * every reading of every comparison, and either would be allocated on each of them.
+ */
+function testPlain(c: Comparison, actual: unknown, kind: ArgKind | undefined, pf: PreparedFacts): boolean {
   const cs = c.caseSensitive;
-  const equalsAny = (v: unknown) => variants(v).some((x) => looseEqual(actual, x, cs));
   switch (c.op) {
     case "eq":
-      return equalsAny(c.value);
+      return equalsExpected(c, actual, c.value, kind, pf);
     case "ne":
-      return !equalsAny(c.value);
+      return !equalsExpected(c, actual, c.value, kind, pf);
     case "in":
-      return asList(c.value).some(equalsAny);
-    case "notIn":
-      return !asList(c.value).some(equalsAny);
+    case "notIn": {
+      let found = false;
+      for (const v of asList(c.value)) {
+        if (equalsExpected(c, actual, v, kind, pf)) {
+          found = true;
+          break;
+        }
+      }
+      return c.op === "in" ? found : !found;
+    }
     case "contains": {
-      if (Array.isArray(actual)) return actual.some((item) => looseEqual(item, c.value, cs));
+      if (Array.isArray(actual)) {
+        for (const item of actual) if (looseEqual(item, c.value, cs)) return true;
+        return false;
+      }
       return norm(asText(actual), cs).includes(norm(asText(c.value), cs));
     }
     case "containsAny": {
       const text = norm(asText(actual), cs);
-      return asList(c.value).some((v) => {
+      for (const v of asList(c.value)) {
         const needle = norm(asText(v), cs);
-        return needle !== "" && text.includes(needle);
-      });
+        if (needle !== "" && text.includes(needle)) return true;
+      }
+      return false;
     }
     case "containsAll": {
       const text = norm(asText(actual), cs);
-      return asList(c.value).every((v) => text.includes(norm(asText(v), cs)));
+      for (const v of asList(c.value)) if (!text.includes(norm(asText(v), cs))) return false;
+      return true;
     }
     case "matches":
       return regex(asText(c.value), cs).test(asText(actual));
@@ -514,13 +547,13 @@ function testPlain(c: Comparison, actual: unknown, variants: (v: unknown) => unk
     case "endsWith":
       return norm(asText(actual), cs).endsWith(norm(asText(c.value), cs));
     case "lt":
-      return compareNumbers(actual, c.value, (a, b) => a < b);
+      return compareNumbers(actual, c.value, LT);
     case "le":
-      return compareNumbers(actual, c.value, (a, b) => a <= b);
+      return compareNumbers(actual, c.value, LE);
     case "gt":
-      return compareNumbers(actual, c.value, (a, b) => a > b);
+      return compareNumbers(actual, c.value, GT);
     case "ge":
-      return compareNumbers(actual, c.value, (a, b) => a >= b);
+      return compareNumbers(actual, c.value, GE);
     case "exists":
       return actual !== undefined && actual !== null;
     case "empty":
@@ -965,24 +998,27 @@ function canonicalRoots(value: readonly string[], pf: PreparedFacts): string[] {
 const variantCache = new Map<string, unknown[]>();
 
 /** What `eq`/`in` accept for one expected value on a field of `kind`: the value and its canonical forms. */
-function expectedVariants(kind: ArgKind | undefined, part: ValuePart | undefined, pf: PreparedFacts) {
-  return (v: unknown): unknown[] => {
-    if (kind === undefined || kind === "command" || part !== undefined || typeof v !== "string") return [v];
-    const key = JSON.stringify([kind, v, pf.caseFold, pf.base ?? null]);
-    let out = variantCache.get(key);
-    if (!out) {
-      const canonical = canonicalise(kind, v, pf.caseFold, pf.base);
-      out = [v];
-      if (canonical.ok) {
-        if (kind === "path") out.push(...canonical.forms);
-        else if (kind === "url") out.push(...(canonical.forms as UrlParts[]).map((u) => u.href));
-        else out.push(...(canonical.forms as EmailAddress[]).map((a) => a.address));
-      }
-      if (variantCache.size > 1000) variantCache.clear();
-      variantCache.set(key, out);
+function expectedVariants(
+  kind: ArgKind | undefined,
+  part: ValuePart | undefined,
+  pf: PreparedFacts,
+  v: unknown,
+): unknown[] {
+  if (kind === undefined || kind === "command" || part !== undefined || typeof v !== "string") return [v];
+  const key = JSON.stringify([kind, v, pf.caseFold, pf.base ?? null]);
+  let out = variantCache.get(key);
+  if (!out) {
+    const canonical = canonicalise(kind, v, pf.caseFold, pf.base);
+    out = [v];
+    if (canonical.ok) {
+      if (kind === "path") out.push(...canonical.forms);
+      else if (kind === "url") out.push(...(canonical.forms as UrlParts[]).map((u) => u.href));
+      else out.push(...(canonical.forms as EmailAddress[]).map((a) => a.address));
     }
-    return out;
-  };
+    if (variantCache.size > 1000) variantCache.clear();
+    variantCache.set(key, out);
+  }
+  return out;
 }
 
 /**
@@ -1036,20 +1072,10 @@ function testReading(
     if (!pf.caseUnknown || exact === strict) return exact;
     return testPathOp(c, pf, reading as string, true);
   }
-  return testPlain(c, reading, expectedVariants(kind, c.part, pf));
+  return testPlain(c, reading, kind, pf);
 }
 
 /** Several values, combined by the quantifier (Kleene any/all). */
-function quantify(values: TriResult[], quantifier: Quantifier): TriResult {
-  const decisive = quantifier === "any";
-  const unknown: string[] = [];
-  for (const v of values) {
-    if (v.value === decisive) return triOf(decisive);
-    if (v.value === "unknown") unknown.push(...v.unknown);
-  }
-  return unknown.length > 0 ? { value: "unknown", unknown } : triOf(!decisive);
-}
-
 const checked = new WeakSet<Comparison>();
 
 /** Rejects a malformed value of the structured ops once per comparison object (policies are long-lived). */
@@ -1062,54 +1088,88 @@ function checkValueShape(c: Comparison): void {
   checked.add(c);
 }
 
+/** The unknown result of comparison `c`, for `reason`. */
+function unknownResult(c: Comparison, reason: string): TriResult {
+  return { value: "unknown", unknown: [`${c.field}: ${reason}`] };
+}
+
+/** Honest alternative readings of one value: the strict one wins (some passes, or every one must). */
+function testReadings(
+  c: Comparison,
+  pf: PreparedFacts,
+  kind: ArgKind | undefined,
+  readings: readonly unknown[],
+  strict: boolean,
+): boolean {
+  for (const reading of readings) {
+    if (testReading(c, pf, kind, reading, strict) === strict) return strict;
+  }
+  return !strict;
+}
+
+/**
+ * One comparison, its values combined by the quantifier (Kleene any/all): decided when some value is
+ * decisive (true for any, false for all), else unknown when some value is, else the other answer. Every
+ * value is still tested, in order, whatever came before it, so what throws throws as it always did; the
+ * results are folded as they come rather than gathered, as this runs for every comparison of every check.
+ */
 function evaluateComparisonTri(c: Comparison, pf: PreparedFacts, strict: boolean): TriResult {
   checkValueShape(c);
   const selection = select(c, pf);
-  const why = (reason: string) => `${c.field}: ${reason}`;
   if ((c.op === "exists" || c.op === "empty") && selection.multi) {
     // On a selector of several values these ask about the set: is there any value / is every value empty.
     const present = selection.subjects.filter((s) => s.raw !== undefined && s.raw !== null);
     if (c.op === "exists" && present.length > 0) return TRUE;
     if (c.op === "empty" && !selection.subjects.every((s) => isEmpty(s.raw))) return FALSE;
-    return selection.unknown
-      ? { value: "unknown", unknown: [why(selection.unknown)] }
-      : triOf(c.op === "empty");
+    return selection.unknown ? unknownResult(c, selection.unknown) : triOf(c.op === "empty");
   }
-  const quantifier = c.quantifier ?? (strict ? "any" : "all");
-  const results: TriResult[] = [];
+  const decisive = (c.quantifier ?? (strict ? "any" : "all")) === "any";
+  let decided = false;
+  let unknown: string[] | undefined;
   for (const subject of selection.subjects) {
     for (const unit of unitsOf(c, pf, subject)) {
-      if ("unknown" in unit) results.push({ value: "unknown", unknown: [why(unit.unknown)] });
-      else if ("result" in unit) results.push(triOf(unit.result));
-      else {
-        // Honest alternative readings of one value: the strict one wins.
-        const test = (r: unknown) => testReading(c, pf, subject.kind, r, strict);
-        results.push(triOf(strict ? unit.readings.some(test) : unit.readings.every(test)));
+      if ("unknown" in unit) {
+        unknown ??= [];
+        unknown.push(`${c.field}: ${unit.unknown}`);
+        continue;
       }
+      // Tested before it is folded in (not `||=`, which would skip the test once decided).
+      const value = "result" in unit ? unit.result : testReadings(c, pf, subject.kind, unit.readings, strict);
+      if (value === decisive) decided = true;
     }
   }
-  if (selection.unknown) results.push({ value: "unknown", unknown: [why(selection.unknown)] });
-  return quantify(results, quantifier);
+  if (selection.unknown) {
+    unknown ??= [];
+    unknown.push(`${c.field}: ${selection.unknown}`);
+  }
+  if (decided) return triOf(decisive);
+  return unknown ? { value: "unknown", unknown } : triOf(!decisive);
 }
 
 function evaluateTri(condition: Condition, pf: PreparedFacts, strict: boolean): TriResult {
   if ("all" in condition) {
-    const unknown: string[] = [];
+    let unknown: string[] | undefined;
     for (const c of condition.all) {
       const r = evaluateTri(c, pf, strict);
       if (r.value === false) return FALSE;
-      if (r.value === "unknown") unknown.push(...r.unknown);
+      if (r.value === "unknown") {
+        unknown ??= [];
+        unknown.push(...r.unknown);
+      }
     }
-    return unknown.length > 0 ? { value: "unknown", unknown } : TRUE;
+    return unknown ? { value: "unknown", unknown } : TRUE;
   }
   if ("any" in condition) {
-    const unknown: string[] = [];
+    let unknown: string[] | undefined;
     for (const c of condition.any) {
       const r = evaluateTri(c, pf, strict);
       if (r.value === true) return TRUE;
-      if (r.value === "unknown") unknown.push(...r.unknown);
+      if (r.value === "unknown") {
+        unknown ??= [];
+        unknown.push(...r.unknown);
+      }
     }
-    return unknown.length > 0 ? { value: "unknown", unknown } : FALSE;
+    return unknown ? { value: "unknown", unknown } : FALSE;
   }
   if ("not" in condition) {
     const r = evaluateTri(condition.not, pf, !strict);
