@@ -17,20 +17,25 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("realPathArgs", () => {
   it("replaces each named path argument by its real path, keeping a missing tail", () => {
-    const { args, rewrites } = realPathArgs({
-      args: {
-        path: `${root}/tmp/link/c.txt`,
-        paths: [`${root}/app/config.txt`, `${root}/app/.env`],
-        source: `${root}/tmp/dangling`,
-        content: `${root}/tmp/link/c.txt`,
-      },
-    });
+    const given = {
+      path: `${root}/tmp/link/c.txt`,
+      paths: [`${root}/app/config.txt`, `${root}/app/.env`],
+      source: `${root}/tmp/dangling`,
+      content: `${root}/tmp/link/c.txt`,
+      options: { encoding: "utf8" },
+    };
+    const before = structuredClone(given);
+    const { args, rewrites } = realPathArgs({ args: given });
+    // A copy where something was rewritten; the caller's arguments are left as they were.
+    expect(given).toEqual(before);
+    expect(args.paths).not.toBe(given.paths);
     expect(args).toEqual({
       path: `${root}/app/c.txt`,
       paths: [`${root}/app/.env`, `${root}/app/.env`],
       source: `${root}/app/new.txt`,
       // Not named as a path: a file's content is never rewritten.
       content: `${root}/tmp/link/c.txt`,
+      options: { encoding: "utf8" },
     });
     expect(rewrites.map((r) => r.at)).toEqual(["path", "paths.0", "source"]);
   });

@@ -33,12 +33,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Is the value at `segments` a path by its name or by the tool's schema (not by its shape)? */
-function namedPath(options: { segments: string[]; inputSchema?: unknown }): boolean {
-  const name = [...options.segments].reverse().find((s) => !/^\d+$/.test(s));
+function namedPath(options: { segments: readonly string[]; inputSchema?: unknown }): boolean {
+  const { segments } = options;
+  let name: string | undefined;
+  for (let i = segments.length - 1; i >= 0 && name === undefined; i--) {
+    const segment = segments[i] as string;
+    if (!/^\d+$/.test(segment)) name = segment;
+  }
   if (name !== undefined && kindFromName({ name }) === "path") return true;
   return (
     options.inputSchema !== undefined &&
-    kindsFromSchema({ schema: options.inputSchema, segments: options.segments }).includes("path")
+    kindsFromSchema({ schema: options.inputSchema, segments: [...segments] }).includes("path")
   );
 }
 
@@ -95,7 +100,10 @@ export function realPathArgs(options: {
   base?: string;
 }): { args: Record<string, unknown>; rewrites: RealPathRewrite[] } {
   const rewrites: RealPathRewrite[] = [];
-  const visit = (value: unknown, segments: string[], depth: number): unknown => {
+  // One path of segments, pushed and popped along the walk; an object or array is copied only when
+  // something under it was rewritten (most calls rewrite nothing, and then the arguments go on as given).
+  const segments: string[] = [];
+  const visit = (value: unknown, depth: number): unknown => {
     if (depth > MAX_HOPS) return value;
     if (typeof value === "string") {
       if (segments.length === 0 || !namedPath({ segments, inputSchema: options.inputSchema })) return value;
@@ -106,17 +114,34 @@ export function realPathArgs(options: {
       rewrites.push({ at: segments.join("."), from: value, to: real });
       return real;
     }
-    if (Array.isArray(value)) return value.map((item, i) => visit(item, [...segments, String(i)], depth + 1));
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        segments.push(String(i));
+        const item = visit(value[i], depth + 1);
+        segments.pop();
+        if (item !== value[i]) {
+          copy ??= [...value];
+          copy[i] = item;
+        }
+      }
+      return copy ?? value;
+    }
     if (isRecord(value)) {
+      let changed = false;
       const entries: [string, unknown][] = [];
       for (const [key, item] of Object.entries(value)) {
-        entries.push([key, visit(item, [...segments, key], depth + 1)]);
+        segments.push(key);
+        const seen = visit(item, depth + 1);
+        segments.pop();
+        if (seen !== item) changed = true;
+        entries.push([key, seen]);
       }
       // fromEntries, not assignment: a key "__proto__" stays an own property.
-      return Object.fromEntries(entries);
+      return changed ? Object.fromEntries(entries) : value;
     }
     return value;
   };
-  const args = visit(options.args, [], 0) as Record<string, unknown>;
+  const args = visit(options.args, 0) as Record<string, unknown>;
   return { args: rewrites.length > 0 ? args : options.args, rewrites };
 }
