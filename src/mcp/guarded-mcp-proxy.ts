@@ -988,18 +988,24 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     if (entry.done) return;
     if (body.error !== undefined) return answer(entry, { error: body.error });
     let result = body.result;
-    if (entry.step) {
-      const observation = entry.kind === "tools/call" ? observationOf(result) : contentText(result);
-      const observed = Object.freeze({ ...entry.step, observation });
-      const at = history.lastIndexOf(entry.step);
-      if (at !== -1) history[at] = observed;
-      entry.step = observed;
-      trimObservations(history);
-    } else if (entry.kind === "tools/list") {
+    if (!entry.step && entry.kind === "tools/list") {
       learnTools(toolSchemas, { result, firstPage: entry.firstPage === true });
       if (hideDenied) result = withoutDeniedTools(result);
     }
     answer(entry, { result });
+    // The step's observation is kept once the answer is on its way, off the path the agent waits on. In
+    // the same turn: no message of either side is read before it, so the next check sees it as before.
+    if (entry.step) observe(entry, entry.step, result);
+  };
+
+  /** Replaces a forwarded call's step in the trajectory by the step with its result as observation. */
+  const observe = (entry: Relayed, step: Step, result: unknown) => {
+    const observation = entry.kind === "tools/call" ? observationOf(result) : contentText(result);
+    const observed = Object.freeze({ ...step, observation });
+    const at = history.lastIndexOf(step);
+    if (at !== -1) history[at] = observed;
+    entry.step = observed;
+    trimObservations(history);
   };
 
   /** A tools/list answer without the tools the policy denies outright (the same object when none is). */
