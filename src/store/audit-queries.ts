@@ -17,7 +17,7 @@ import { parseWith } from "../core/validate.js";
 import { auditRowHash } from "./audit-chain.js";
 import { type CompiledShape, compileShape } from "./compiled-shape.js";
 import type { AuditEntry, AuditHead, NewAuditEntry } from "./store.js";
-import { StorableTextSchema } from "./store-input.js";
+import { storableText } from "./store-input.js";
 
 export interface AuditEntryRow {
   seq: number | string | bigint;
@@ -65,8 +65,8 @@ const AUDIT_LOCK = "warden.audit";
 export const DEFAULT_AUDIT_LIST_LIMIT = 50;
 export const MAX_AUDIT_LIST_LIMIT = 1000;
 
-const Text = StorableTextSchema.pipe(z.string().max(100_000));
-const Short = StorableTextSchema.pipe(z.string().max(500));
+const Text = storableText({ max: 100_000 });
+const Short = storableText({ max: 500 });
 
 const NewAuditEntrySchema = z.object({
   kind: z.enum(["decision", "approval"]),
