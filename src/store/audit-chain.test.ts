@@ -5,6 +5,7 @@
  * row, hashed with a Hash object).
  */
 import { describe, expect, it } from "vitest";
+import { stableStringify } from "../util/stable-json.js";
 import { auditRowHash, canonicalAuditRow } from "./audit-chain.js";
 import type { AuditEntry } from "./store.js";
 
@@ -49,5 +50,16 @@ describe("auditRowHash", () => {
     expect(Object.keys(JSON.parse(text) as object)).toEqual(Object.keys(JSON.parse(text) as object).sort());
     expect(text).not.toContain("approvalId");
     expect(text).not.toContain('"subject"');
+  });
+
+  it("prints stableStringify's text of the row, subject and rules included", () => {
+    const subject = { output: "x", input: { b: 1, a: [1, { d: 2, c: 3 }] } };
+    for (const entry of [
+      row,
+      { ...row, subject, approvalId: "apr-1" },
+      { ...row, subject: [subject, null] },
+    ]) {
+      expect(canonicalAuditRow({ entry })).toBe(stableStringify({ value: entry }));
+    }
   });
 });

@@ -11,38 +11,38 @@
  * the row at that position still has that hash) to catch that too.
  */
 import { hash } from "node:crypto";
-import { stableStringify } from "../util/stable-json.js";
+import { canonicalValue } from "../util/stable-json.js";
 import type { AuditEntry, AuditHead, Store } from "./store.js";
 
 /** The prevHash of the first row ever written. */
 export const AUDIT_GENESIS_HASH = "0".repeat(64);
 
 /**
- * The row as hashed: everything but hash and prevHash. The literal lists the keys in sorted order, the
- * order stableStringify prints them in, so the row is printed without a sorted copy (stable-json.ts).
+ * The row as hashed: everything but hash and prevHash, as canonical JSON (stable-json.ts). The literal
+ * lists the keys in sorted order and its fields are strings, numbers and booleans but for rules and
+ * subject, which go through canonicalValue: so JSON.stringify prints stableStringify's text, without
+ * stableStringify's walk over the seventeen keys (a row is hashed for every decision).
  */
 export function canonicalAuditRow(options: { entry: Omit<AuditEntry, "hash" | "prevHash"> }): string {
   const { entry } = options;
-  return stableStringify({
-    value: {
-      allowed: entry.allowed,
-      approvalId: entry.approvalId,
-      at: entry.at,
-      caller: entry.caller,
-      engine: entry.engine,
-      explanation: entry.explanation,
-      face: entry.face,
-      id: entry.id,
-      kind: entry.kind,
-      latencyMs: entry.latencyMs,
-      policy: entry.policy,
-      policyVersion: entry.policyVersion,
-      rules: entry.rules,
-      seq: entry.seq,
-      subject: entry.subject,
-      subjectDigest: entry.subjectDigest,
-      verdict: entry.verdict,
-    },
+  return JSON.stringify({
+    allowed: entry.allowed,
+    approvalId: entry.approvalId,
+    at: entry.at,
+    caller: entry.caller,
+    engine: entry.engine,
+    explanation: entry.explanation,
+    face: entry.face,
+    id: entry.id,
+    kind: entry.kind,
+    latencyMs: entry.latencyMs,
+    policy: entry.policy,
+    policyVersion: entry.policyVersion,
+    rules: canonicalValue({ value: entry.rules }),
+    seq: entry.seq,
+    subject: canonicalValue({ value: entry.subject }),
+    subjectDigest: entry.subjectDigest,
+    verdict: entry.verdict,
   });
 }
 

@@ -17,7 +17,7 @@ import { parseWith } from "../core/validate.js";
 import { auditRowHash } from "./audit-chain.js";
 import { type CompiledShape, compileShape } from "./compiled-shape.js";
 import type { AuditEntry, AuditHead, NewAuditEntry } from "./store.js";
-import { StorableTextSchema } from "./store-input.js";
+import { storableText } from "./store-input.js";
 
 export interface AuditEntryRow {
   seq: number | string | bigint;
@@ -65,8 +65,8 @@ const AUDIT_LOCK = "warden.audit";
 export const DEFAULT_AUDIT_LIST_LIMIT = 50;
 export const MAX_AUDIT_LIST_LIMIT = 1000;
 
-const Text = StorableTextSchema.pipe(z.string().max(100_000));
-const Short = StorableTextSchema.pipe(z.string().max(500));
+const Text = storableText({ max: 100_000 });
+const Short = storableText({ max: 500 });
 
 const NewAuditEntrySchema = z.object({
   kind: z.enum(["decision", "approval"]),
@@ -260,7 +260,7 @@ async function writeRow(options: {
 /**
  * Inserts rows chained one to the next from `prevHash` and moves the head to the last (inside the
  * caller's locked transaction), with the compiled statements: a batch costs the same few statements
- * whatever its size (one INSERT per INSERT_CHUNK rows).
+ * whatever its size (one INSERT per INSERT_CHUNK rows). The contents become the rows (chainedRow).
  */
 async function writeRows(options: {
   db: Kysely<AuditTables>;
@@ -271,7 +271,7 @@ async function writeRows(options: {
   const { db, statements, contents } = options;
   let prevHash = options.prevHash;
   const rows = contents.map((content) => {
-    const row = { ...content, hash: auditRowHash({ prevHash, entry: content }), prevHash };
+    const row = chainedRow({ content, prevHash });
     prevHash = row.hash;
     return row;
   });
@@ -288,6 +288,23 @@ async function writeRows(options: {
   }
   await db.executeQuery(statements.moveHead.with([last.seq, last.hash]));
   return rows;
+}
+
+/**
+ * `content` chained to `prevHash`: the same object with hash and prevHash added last (the keys and order a
+ * copy `{ ...content, hash, prevHash }` had). Each content is built for its row alone (rowContent, or
+ * prune's checkpoint), so it becomes the row instead of being copied: on Node 20 an object literal that
+ * starts with a spread and then adds keys cost about 8 µs per row (measured), more than hashing it.
+ */
+function chainedRow(options: {
+  content: Omit<AuditEntry, "hash" | "prevHash">;
+  prevHash: string;
+}): AuditEntry {
+  const { content, prevHash } = options;
+  const row = content as AuditEntry;
+  row.hash = auditRowHash({ prevHash, entry: content });
+  row.prevHash = prevHash;
+  return row;
 }
 
 /** A chained row as the entries table stores it (JSON text for rules and subject, 0/1 for allowed). */

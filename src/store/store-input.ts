@@ -13,23 +13,41 @@ import type { NewApiKey, NewDemonstration, NewWorkflow } from "./store.js";
 type WellFormedCheck = string & { isWellFormed(): boolean };
 
 /** Text any backend can store and return unchanged (String#isWellFormed: no lone UTF-16 surrogate). */
-export const StorableTextSchema = z.string().check((ctx) => {
+export const StorableTextSchema = z.string().check(storableCheck);
+
+/**
+ * Storable text of at most `max` characters: StorableTextSchema's check, then the length, as one schema.
+ * Not `StorableTextSchema.pipe(z.string().max(max))`, which runs a second schema with a parse state of its
+ * own per field (the audit log validates up to a dozen texts per decision); the result is the same, the
+ * length not checked once the text is refused.
+ */
+export function storableText(options: { max: number }) {
+  return z.string().check(storableCheck).max(options.max);
+}
+
+/**
+ * StorableTextSchema's rule (one refinement, native scans: it runs on every text field of every audit row).
+ * A refused text stops its schema's later checks (`continue: false`), as a failed pipe did: a length check
+ * would run anyway otherwise.
+ */
+function storableCheck(ctx: z.core.ParsePayload<string>): void {
   const text = ctx.value;
-  // One refinement, native scans: this runs on every text field of every audit row the service writes.
   if (text.includes("\u0000")) {
     ctx.issues.push({
       code: "custom",
       input: text,
       message: "contains a NUL character (U+0000), which cannot be stored",
+      continue: false,
     });
   } else if (!(text as WellFormedCheck).isWellFormed()) {
     ctx.issues.push({
       code: "custom",
       input: text,
       message: "contains a lone UTF-16 surrogate, which cannot be stored as UTF-8",
+      continue: false,
     });
   }
-});
+}
 
 const NameSchema = StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(500));
 const IdSchema = StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(200));

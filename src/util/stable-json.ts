@@ -62,5 +62,14 @@ function inOrderAndUnchanged(options: {
 }
 
 export function stableStringify(options: { value: unknown; indent?: number }): string {
-  return JSON.stringify(sortKeys(options.value), null, options.indent);
+  return JSON.stringify(canonicalValue({ value: options.value }), null, options.indent);
+}
+
+/**
+ * `value` with every object's keys sorted (`value` itself when it is so already): what stableStringify
+ * prints. For a caller that builds an object in key order around values that may not be (the audit row),
+ * so that JSON.stringify of that object prints stableStringify's text without a walk over its other keys.
+ */
+export function canonicalValue(options: { value: unknown }): unknown {
+  return sortKeys(options.value);
 }
