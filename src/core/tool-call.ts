@@ -13,6 +13,7 @@
  * judge something other than what runs).
  */
 import { z } from "zod";
+import { withFields } from "../util/with-fields.js";
 import {
   ContextSchema,
   type Step,
@@ -65,14 +66,17 @@ export function toolCallSubject(options: {
   return {
     input: options.task ?? "",
     output: JSON.stringify({ method: "tools/call", params: { name: tool, arguments: args } }),
-    context: {
-      ...configured,
-      toolCalls: [{ name: tool, arguments: args }],
-      ...(options.inputSchema !== undefined ? { toolSchemas: { [tool]: options.inputSchema } } : {}),
-    },
+    // withFields, not literals beginning with the spread: on Node 20 those cost microseconds (with-fields.ts).
+    context: withFields({
+      base: configured,
+      fields: {
+        toolCalls: [{ name: tool, arguments: args }],
+        ...(options.inputSchema !== undefined ? { toolSchemas: { [tool]: options.inputSchema } } : {}),
+      },
+    }),
     trajectory: trajectoryOf({
       history: options.history ?? [],
-      step: { ...options.details, action: tool, args },
+      step: withFields({ base: options.details, fields: { action: tool, args } }),
     }),
     ...(options.id !== undefined ? { id: options.id } : {}),
   };

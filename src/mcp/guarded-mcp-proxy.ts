@@ -84,6 +84,7 @@ import {
 } from "../runtime/guard-service.js";
 import { DEFAULT_OFFLOAD_THRESHOLD_BYTES } from "../runtime/offload/check-pool.js";
 import { freezeDeep } from "../util/freeze-deep.js";
+import { withFields } from "../util/with-fields.js";
 import { batchedLog } from "./batched-log.js";
 import { blockedCallResult, DECISION_META_KEY } from "./blocked-call-result.js";
 import { deniedOutright } from "./denied-tools.js";
@@ -1001,7 +1002,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   /** Replaces a forwarded call's step in the trajectory by the step with its result as observation. */
   const observe = (entry: Relayed, step: Step, result: unknown) => {
     const observation = entry.kind === "tools/call" ? observationOf(result) : contentText(result);
-    const observed = Object.freeze({ ...step, observation });
+    const observed = Object.freeze(withFields({ base: step, fields: { observation } }));
     const at = history.lastIndexOf(step);
     if (at !== -1) history[at] = observed;
     entry.step = observed;

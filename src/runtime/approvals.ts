@@ -22,6 +22,7 @@ import { WardenError } from "../core/errors.js";
 import { subjectDigest } from "../core/subject-digest.js";
 import { toolCallSubject } from "../core/tool-call.js";
 import type { Approval, ApprovalStore, Store } from "../store/store.js";
+import { withFields } from "../util/with-fields.js";
 import { recordAuditEvent } from "./audit-log.js";
 import type { CheckOptions, GuardService } from "./guard-service.js";
 
@@ -60,10 +61,11 @@ function approvedDecision(options: { decision: Decision; approval: Approval; out
 /** The approval queue, with the store's change mark where it has one (Store.changeMark). */
 export type MarkedApprovalStore = ApprovalStore & Pick<Store, "changeMark">;
 
-const asPending = (o: { decision: Decision; approval: Approval }): Decision => ({
-  ...o.decision,
-  approval: { id: o.approval.id, status: "pending", expiresAt: o.approval.expiresAt },
-});
+const asPending = (o: { decision: Decision; approval: Approval }): Decision =>
+  withFields({
+    base: o.decision,
+    fields: { approval: { id: o.approval.id, status: "pending", expiresAt: o.approval.expiresAt } },
+  });
 
 /** Questions remembered at most (past this the index starts over: a miss only costs a store read). */
 const PENDING_INDEX_SIZE = 10_000;

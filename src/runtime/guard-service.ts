@@ -17,6 +17,7 @@ import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
 import type { ModelClient } from "../llm/model.js";
 import type { MemoryWriteStats } from "../memory/memory-bank.js";
+import { withFields } from "../util/with-fields.js";
 import { type CheckFeedback, createFeedbackDesk, type FeedbackResult } from "./check-feedback.js";
 import { type CheckStatsSnapshot, createCheckStats } from "./check-stats.js";
 import { type Cancellation, checkBounded } from "./check-within.js";
@@ -231,7 +232,7 @@ export function createGuardService(options: {
         ...(call.id !== undefined ? { id: call.id } : {}),
         ...(details ? { details } : {}),
       });
-      return service.check({ ...rest, subject });
+      return service.check(withFields({ base: rest, fields: { subject } }));
     },
     feedback: (feedback) => feedbackDesk.give(feedback),
     stats: () =>

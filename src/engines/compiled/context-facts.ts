@@ -22,6 +22,7 @@
  */
 import type { CheckTrust } from "../../core/caller.js";
 import type { Subject } from "../../core/subject.js";
+import { withFields } from "../../util/with-fields.js";
 import { extractToolCalls, type ToolCall } from "./extractors/tool-calls/index.js";
 
 /** Context fields that state facts about what the agent did; see the header. */
@@ -70,7 +71,7 @@ export function withCallerContext(options: { subject: Subject; trust?: CheckTrus
   const { subject } = options;
   if (!subject.context) return subject;
   const context = callerContext({ context: subject.context, trust: options.trust });
-  return context === subject.context ? subject : { ...subject, context };
+  return context === subject.context ? subject : withFields({ base: subject, fields: { context } });
 }
 
 /** JSON with object keys sorted, so two equal values print alike whatever their key order. */

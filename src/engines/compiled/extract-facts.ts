@@ -10,6 +10,7 @@
  */
 import type { CheckTrust } from "../../core/caller.js";
 import type { Subject } from "../../core/subject.js";
+import { withFields } from "../../util/with-fields.js";
 import type { CompiledPolicy } from "./compiled-policy.js";
 import {
   callerContext,
@@ -219,6 +220,6 @@ function withSchemas(options: { calls: ToolCall[]; schemas: unknown }): ToolCall
   if (!isRecord(schemas)) return calls;
   return calls.map((call) => {
     const inputSchema = Object.hasOwn(schemas, call.name) ? schemas[call.name] : undefined;
-    return inputSchema === undefined ? call : { ...call, inputSchema };
+    return inputSchema === undefined ? call : withFields({ base: call, fields: { inputSchema } });
   });
 }
