@@ -15,6 +15,7 @@ import type { CheckTrust } from "../core/caller.js";
 import { type Decision, failureDecision } from "../core/decision.js";
 import { isCompiled, type Policy, policyRef } from "../core/policy.js";
 import type { Step, Subject } from "../core/subject.js";
+import { withFields } from "../util/with-fields.js";
 import { agentAnswer } from "./common/agent-answer.js";
 import type { CompiledAssessment, CompiledEngine } from "./compiled/compiled-engine.js";
 import { resolveToolCalls, trustsContextFacts } from "./compiled/context-facts.js";
@@ -33,11 +34,15 @@ export function createAutoEngine(options: {
   failMode?: "closed" | "open";
 }): Engine {
   const name = "auto";
-  const withNote = (d: Decision, note: string): Decision => ({
-    ...d,
-    engine: `${name}/${d.engine}`,
-    trace: { attempts: [], ...d.trace, notes: [...(d.trace?.notes ?? []), note] },
-  });
+  // withFields: a decision without a trace would make the spread literal cost microseconds (with-fields.ts).
+  const withNote = (d: Decision, note: string): Decision =>
+    withFields({
+      base: d,
+      fields: {
+        engine: `${name}/${d.engine}`,
+        trace: { attempts: [], ...d.trace, notes: [...(d.trace?.notes ?? []), note] },
+      },
+    });
   let shield: Promise<Engine> | undefined;
   const getShield = (): Promise<Engine> => {
     shield ??= (async () => {
