@@ -84,7 +84,10 @@ export function createAutoEngine(options: {
     const steps = stepsOf({ subject, trust: checkOptions.trust });
     if ("reason" in steps) return steps;
     const engine = await getShield();
-    const d = await engine.check({ ...checkOptions, subject: { ...subject, trajectory: steps.steps } });
+    const d = await engine.check({
+      ...checkOptions,
+      subject: withFields({ base: subject, fields: { trajectory: steps.steps } }),
+    });
     if (d.failure?.code === "EXTRACTION_FAILED") return { reason: d.failure.message };
     if (compiledFirst && !compiledFirst.allowed && d.allowed) {
       return { decision: withNote(compiledFirst, "compiled path: the access or attribute rules ask") };

@@ -5,6 +5,7 @@
  * (schemas) are not calls and are skipped. Never throws: unreadable arguments lower the confidence.
  */
 import { nestsDeeperThan } from "../../../../util/json-brackets.js";
+import { withFields } from "../../../../util/with-fields.js";
 import { MAX_EMBEDDED_DEPTH, scanEmbeddedJson } from "./embedded-json.js";
 import type { Confidence, ToolCall, ToolCallFormat, ToolCallsResult } from "./types.js";
 
@@ -47,7 +48,11 @@ function readArgs(raw: unknown): Pick<ToolCall, "args" | "rawArguments" | "error
 
 function call(format: ToolCallFormat, name: string, id: unknown, rawArgs: unknown): ToolCall {
   const cid = idOf(id);
-  return { ...(cid !== undefined ? { id: cid } : {}), name, format, ...readArgs(rawArgs) };
+  // withFields: with an id, a literal beginning with its spread cost microseconds on Node 20 (with-fields.ts).
+  return withFields({
+    base: cid !== undefined ? { id: cid } : undefined,
+    fields: { name, format, ...readArgs(rawArgs) },
+  });
 }
 
 /** A JSON schema (tool definition), not arguments. */
