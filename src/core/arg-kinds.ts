@@ -221,7 +221,7 @@ function alternatives(root: unknown, node: Schema, depth = 0): Schema[] {
 }
 
 /** The schema nodes that describe the value at `segments`, with the property name each was reached by. */
-function schemaNodesAt(root: unknown, segments: string[]): { node: Schema; name?: string }[] {
+function schemaNodesAt(root: unknown, segments: readonly string[]): { node: Schema; name?: string }[] {
   if (!isObject(root)) return [];
   let current: { node: Schema; name?: string }[] = [{ node: root }];
   for (const segment of segments) {
@@ -272,7 +272,7 @@ function kindsOfSchemaNode(root: unknown, node: Schema, name: string | undefined
 }
 
 /** The kinds a tool's JSON Schema (`inputSchema`) gives the value at `segments`. */
-export function kindsFromSchema(options: { schema: unknown; segments: string[] }): ArgKind[] {
+export function kindsFromSchema(options: { schema: unknown; segments: readonly string[] }): ArgKind[] {
   const out: ArgKind[] = [];
   for (const { node, name } of schemaNodesAt(options.schema, options.segments)) {
     out.push(...kindsOfSchemaNode(options.schema, node, name));
@@ -312,7 +312,8 @@ export function kindsFromDeclaration(options: { declared: Declared; segments: st
 }
 
 /** The nearest object key above a leaf (array indices skipped): the leaf's argument name. */
-function leafName(segments: string[]): string | undefined {
+export function leafName(options: { segments: readonly string[] }): string | undefined {
+  const { segments } = options;
   for (let i = segments.length - 1; i >= 0; i -= 1) {
     if (!/^\d+$/.test(segments[i]!)) return segments[i];
   }
@@ -343,7 +344,7 @@ function kindsOfPlace(sources: ArgKindSources, segments: string[]): Place {
   if (sources.declared) kinds.push(...kindsFromDeclaration({ declared: sources.declared, segments }));
   if (sources.inputSchema !== undefined)
     kinds.push(...kindsFromSchema({ schema: sources.inputSchema, segments }));
-  const name = leafName(segments);
+  const name = leafName({ segments });
   const byName = name !== undefined ? kindFromName({ name }) : undefined;
   if (byName) kinds.push(byName);
   const ancestors = segments.slice(0, name !== undefined ? segments.lastIndexOf(name) : 0);

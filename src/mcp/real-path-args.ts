@@ -16,7 +16,7 @@
  */
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { posix } from "node:path";
-import { kindFromName, kindsFromSchema } from "../core/arg-kinds.js";
+import { kindFromName, kindsFromSchema, leafName } from "../core/arg-kinds.js";
 
 /** Link hops and path components followed at most, so a loop or a huge path stays bounded. */
 const MAX_HOPS = 64;
@@ -35,15 +35,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Is the value at `segments` a path by its name or by the tool's schema (not by its shape)? */
 function namedPath(options: { segments: readonly string[]; inputSchema?: unknown }): boolean {
   const { segments } = options;
-  let name: string | undefined;
-  for (let i = segments.length - 1; i >= 0 && name === undefined; i--) {
-    const segment = segments[i] as string;
-    if (!/^\d+$/.test(segment)) name = segment;
-  }
+  const name = leafName({ segments });
   if (name !== undefined && kindFromName({ name }) === "path") return true;
   return (
     options.inputSchema !== undefined &&
-    kindsFromSchema({ schema: options.inputSchema, segments: [...segments] }).includes("path")
+    kindsFromSchema({ schema: options.inputSchema, segments }).includes("path")
   );
 }
 
