@@ -1075,7 +1075,6 @@ function testReading(
   return testPlain(c, reading, kind, pf);
 }
 
-/** Several values, combined by the quantifier (Kleene any/all). */
 const checked = new WeakSet<Comparison>();
 
 /** Rejects a malformed value of the structured ops once per comparison object (policies are long-lived). */
@@ -1088,9 +1087,9 @@ function checkValueShape(c: Comparison): void {
   checked.add(c);
 }
 
-/** The unknown result of comparison `c`, for `reason`. */
-function unknownResult(c: Comparison, reason: string): TriResult {
-  return { value: "unknown", unknown: [`${c.field}: ${reason}`] };
+/** Why comparison `c` is unknown, as its results say it: the field, then the reason. */
+function unknownReason(c: Comparison, reason: string): string {
+  return `${c.field}: ${reason}`;
 }
 
 /** Honest alternative readings of one value: the strict one wins (some passes, or every one must). */
@@ -1121,7 +1120,9 @@ function evaluateComparisonTri(c: Comparison, pf: PreparedFacts, strict: boolean
     const present = selection.subjects.filter((s) => s.raw !== undefined && s.raw !== null);
     if (c.op === "exists" && present.length > 0) return TRUE;
     if (c.op === "empty" && !selection.subjects.every((s) => isEmpty(s.raw))) return FALSE;
-    return selection.unknown ? unknownResult(c, selection.unknown) : triOf(c.op === "empty");
+    return selection.unknown
+      ? { value: "unknown", unknown: [unknownReason(c, selection.unknown)] }
+      : triOf(c.op === "empty");
   }
   const decisive = (c.quantifier ?? (strict ? "any" : "all")) === "any";
   let decided = false;
@@ -1130,7 +1131,7 @@ function evaluateComparisonTri(c: Comparison, pf: PreparedFacts, strict: boolean
     for (const unit of unitsOf(c, pf, subject)) {
       if ("unknown" in unit) {
         unknown ??= [];
-        unknown.push(`${c.field}: ${unit.unknown}`);
+        unknown.push(unknownReason(c, unit.unknown));
         continue;
       }
       // Tested before it is folded in (not `||=`, which would skip the test once decided).
@@ -1140,7 +1141,7 @@ function evaluateComparisonTri(c: Comparison, pf: PreparedFacts, strict: boolean
   }
   if (selection.unknown) {
     unknown ??= [];
-    unknown.push(`${c.field}: ${selection.unknown}`);
+    unknown.push(unknownReason(c, selection.unknown));
   }
   if (decided) return triOf(decisive);
   return unknown ? { value: "unknown", unknown } : triOf(!decisive);
