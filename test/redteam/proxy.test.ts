@@ -59,6 +59,14 @@ afterEach(async () => {
   rig = undefined;
 });
 
+/** A deny rule on every tool under `when`, and an allow for every other call. */
+function denyElseAllow(deny: Pick<ToolRule, "id" | "message" | "when">): ToolRule[] {
+  return [
+    { ...deny, tool: "*", effect: "deny" },
+    { id: "allow", tool: "*", effect: "allow", message: "Other calls are allowed" },
+  ];
+}
+
 /** A recording upstream: one tool whose schema names `files` (not a path name) as file paths. */
 async function setUp(policy: Policy): Promise<Rig> {
   const forwarded: Rig["forwarded"] = [];
@@ -142,16 +150,12 @@ describe("proxy: the README's resources/read rule", () => {
 });
 
 describe("proxy: rules on list arguments see each element", () => {
-  const envRules = (field: string): ToolRule[] => [
-    {
+  const envRules = (field: string): ToolRule[] =>
+    denyElseAllow({
       id: "no-env",
-      tool: "*",
-      effect: "deny",
       message: "No .env files",
       when: { field, op: "matches", value: "(^|/)\\.env$" },
-    },
-    { id: "allow", tool: "*", effect: "allow", message: "Other calls are allowed" },
-  ];
+    });
   const lists = [
     ["/srv/app/.env"],
     ["/srv/app/README.md", "/srv/app/.env"],
@@ -199,16 +203,11 @@ describe("proxy: a session's remembered work never loosens a later check", () =>
     "**/.aws/credentials",
     "**/credentials.json",
   ];
-  const rules: ToolRule[] = [
-    {
-      id: "no-secrets",
-      tool: "*",
-      effect: "deny",
-      message: "No secrets",
-      when: { field: "args:path", op: "pathMatches", value: secrets, quantifier: "any" },
-    },
-    { id: "allow", tool: "*", effect: "allow", message: "Other calls are allowed" },
-  ];
+  const rules = denyElseAllow({
+    id: "no-secrets",
+    message: "No secrets",
+    when: { field: "args:path", op: "pathMatches", value: secrets, quantifier: "any" },
+  });
   const refused = [
     ["/srv/app/.env"],
     ["/srv/notes.md", "/home/u/.ssh/config"],
