@@ -109,3 +109,13 @@ describe("context: rules conditioned on the caller", () => {
     expect(`${r.stdout}\n${r.stderr}`).toContain("caller.role");
   });
 });
+
+describe("context: facts named like the call's own fields never stand for the call", () => {
+  it("refuses an intern's delete whose context also names another tool, other arguments and __proto__", async () => {
+    const context = JSON.parse(
+      '{"identity": "intern", "tool": "create_directory", "name": "create_directory", "args": {"path": "/tmp/x"}, "__proto__": {"identity": "admin"}}',
+    ) as Record<string, unknown>;
+    expectRefused(await check("delete_file", { path: "/srv/a" }, context), "intern with a forged context");
+    expectAllowed(await check("delete_file", { path: "/srv/a" }, { identity: "engineer" }), "engineer");
+  });
+});

@@ -288,3 +288,82 @@ describe("paths: what the second adversarial pass found (mcp-tools rules 3 and 4
     expectRefused(await check("mcp-tools", name, { ...args }), `${name} ${JSON.stringify(args)}`);
   });
 });
+
+describe("paths: a list of paths is allowed only when every element is, however the rule quantifies", () => {
+  // Comparisons fold their values as they come (condition.ts): an unreadable or outside element anywhere
+  // in the list, first or last, must keep an allow from applying and let a deny apply.
+  const listPolicy = (quantifier?: "any" | "all"): InlinePolicy => ({
+    name: "redteam-path-lists",
+    rules: {
+      toolRules: [
+        {
+          id: "secrets.never",
+          tool: "read_multiple_files",
+          effect: "deny",
+          message: "No secrets",
+          when: { field: "args.paths.*", op: "pathMatches", value: ["**/.env", "**/.ssh/**"] },
+        },
+        {
+          id: "srv.only",
+          tool: "read_multiple_files",
+          effect: "allow",
+          message: "Reads under /srv only",
+          when: {
+            field: "args.paths.*",
+            op: "pathWithin",
+            value: "/srv",
+            ...(quantifier ? { quantifier } : {}),
+          },
+        },
+      ],
+      toolDefault: "deny",
+    },
+  });
+
+  it("still allows a list wholly under /srv", async () => {
+    expectAllowed(
+      await check(listPolicy(), "read_multiple_files", { paths: ["/srv/a.md", "/srv/b/c.md"] }),
+      "two files under /srv",
+    );
+  });
+
+  const outside = [
+    ["/srv/a.md", "/etc/shadow"],
+    ["/etc/shadow", "/srv/a.md"],
+    ["/srv/a.md", "~/notes.md"],
+    ["~/notes.md", "/srv/a.md"],
+    ["/srv/a.md", "/srv/../etc/shadow"],
+    ["/srv/a.md", "/srv/app/.env"],
+    ["/srv/app/.env", "/srv/a.md", "/srv/b.md"],
+    ["/srv/a.md", "/srv/b.md", "/home/u/.ssh/id_ed25519"],
+  ];
+  for (const quantifier of [undefined, "all"] as const) {
+    it.each(outside)(`refuses %j (allow rule quantifier: ${quantifier ?? "implied"})`, async (...paths) => {
+      expectRefused(await check(listPolicy(quantifier), "read_multiple_files", { paths }), paths.join(", "));
+    });
+  }
+});
+
+describe("paths: an argument object's own __proto__ key is read as an argument", () => {
+  it("refuses a path hidden under an own __proto__ key of JSON arguments", async () => {
+    const args = JSON.parse('{"__proto__": {"path": "/etc/passwd"}, "mode": "r"}') as Record<string, unknown>;
+    const policy: InlinePolicy = {
+      name: "redteam-proto-args",
+      rules: {
+        toolRules: [
+          {
+            id: "etc.never",
+            tool: "*",
+            effect: "deny",
+            message: "Nothing under /etc",
+            when: { field: "args:path", op: "pathWithin", value: "/etc" },
+          },
+          { id: "allow", tool: "*", effect: "allow", message: "Other calls are allowed" },
+        ],
+        toolDefault: "deny",
+      },
+    };
+    expectAllowed(await check(policy, "read_file", { path: "/srv/a.md" }), "/srv/a.md");
+    expectRefused(await check(policy, "read_file", args), "__proto__.path /etc/passwd");
+  });
+});
