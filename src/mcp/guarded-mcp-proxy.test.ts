@@ -336,6 +336,22 @@ describe("createGuardedMcpProxy", () => {
     ]);
   });
 
+  it("keeps each forwarded call's arguments in the trajectory as a frozen copy of what was sent, never the agent's object", async () => {
+    const { agent, subjects } = await setUp();
+    // An own "__proto__" key, as JSON from the wire gives it: a key of the arguments, never a prototype.
+    const args = JSON.parse('{"path": "/tmp/a", "__proto__": {"note": "x"}}') as Record<string, unknown>;
+    await agent.callTool({ name: "filesystem.read_file", arguments: args });
+    // The agent's object stays its own: not frozen, and changing it later changes nothing already checked.
+    expect(Object.isFrozen(args)).toBe(false);
+    args.path = "/etc/passwd";
+    await agent.callTool({ name: "filesystem.read_file", arguments: { path: "/tmp/b" } });
+    const earlier = subjects[1]!.trajectory![0]!;
+    expect(earlier.args.path).toBe("/tmp/a");
+    expect(Object.hasOwn(earlier.args, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(earlier.args)).toBe(Object.prototype);
+    expect(earlier.args.__proto__).toEqual({ note: "x" });
+  });
+
   it("keeps the newest observations within a budget, so a long session's subject stays small", async () => {
     const { agent, subjects } = await setUp();
     const long = (i: number) => `/tmp/${"x".repeat(1900)}${i}`;

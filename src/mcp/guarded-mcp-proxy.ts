@@ -256,13 +256,26 @@ function learnTools(cache: ToolSchemaCache, options: { result: unknown; firstPag
 /**
  * A copy of a value, frozen all the way down, or the value itself when it cannot be copied. A copy, not
  * the value: an agent on an in-memory transport hands the proxy its own objects, which are its to change.
+ *
+ * The copy is the value as JSON carries it, which is what the upstream receives on any wire transport
+ * (and exactly the value for arguments that came as JSON: an own `__proto__` key stays an own property).
+ * JSON's parse and stringify are native, so the copy is cheap from the first call, while structuredClone
+ * cost ~10 µs of every forwarded call here before the code warmed up. Only what JSON cannot write (a
+ * BigInt, a cycle) goes to structuredClone.
  */
 function frozenCopy<T>(value: T): T {
   let copy: T;
   try {
-    copy = structuredClone(value);
+    const text = JSON.stringify(value);
+    // undefined, a function or a symbol: nothing JSON can write, and nothing to freeze.
+    if (text === undefined) return value;
+    copy = JSON.parse(text) as T;
   } catch {
-    return value;
+    try {
+      copy = structuredClone(value);
+    } catch {
+      return value;
+    }
   }
   return freezeDeep({ value: copy, maxNodes: MAX_FROZEN_NODES });
 }
@@ -506,7 +519,8 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     const upstreamId = nextId();
     entry.upstreamId = upstreamId;
     toUpstream.set(upstreamId, entry);
-    const sent = sendUpstream({ ...message, id: upstreamId });
+    // withFields, not a literal beginning with the spread: on Node 20 adding a key that way costs microseconds.
+    const sent = sendUpstream(withFields({ base: message, fields: { id: upstreamId } }));
     // The limit is set once the request is on its way (the same tick: it cannot fire before), unless an
     // upstream that answers at once has answered already.
     if (limited && !entry.done) {
