@@ -349,7 +349,7 @@ describe("createGuardedMcpProxy", () => {
     expect(earlier.args.path).toBe("/tmp/a");
     expect(Object.hasOwn(earlier.args, "__proto__")).toBe(true);
     expect(Object.getPrototypeOf(earlier.args)).toBe(Object.prototype);
-    expect(earlier.args.__proto__).toEqual({ note: "x" });
+    expect(Object.getOwnPropertyDescriptor(earlier.args, "__proto__")?.value).toEqual({ note: "x" });
   });
 
   it("keeps the newest observations within a budget, so a long session's subject stays small", async () => {
