@@ -474,3 +474,36 @@ describe("proxy: the front door never lets a tools/call past the check", () => {
     expect(rig.answers.some((a) => a.id === 5)).toBe(false);
   });
 });
+
+describe("proxy: an in-process agent's argument values that JSON writes as something else", () => {
+  // An agent on an in-memory transport hands the proxy its own objects; on a wire to the upstream, a URL,
+  // a String object or a toJSON method becomes the string "/etc/shadow". The check must not read such a
+  // value as "no path" and let the string through: anything but JSON's own values is undetermined.
+  const values: [string, unknown][] = [
+    ["a URL", new URL("file:///etc/shadow")],
+    ["a String object", new String("/etc/shadow")],
+    ["an object with toJSON", { toJSON: () => "/etc/shadow" }],
+  ];
+  it.each(values)("refuses a path given as %s and forwards nothing", async (_, value) => {
+    const { agent, forwarded } = await setUp(
+      policyWith({
+        toolRules: denyElseAllow({
+          id: "no-etc",
+          message: "Nothing under /etc",
+          when: { field: "args:path", op: "pathWithin", value: "/etc" },
+        }),
+      }),
+    );
+    const result = await agent.callTool({ name: "read_file", arguments: { path: value } });
+    expect(result.isError).toBe(true);
+    expect(forwarded).toEqual([]);
+  });
+
+  it("refuses arguments JSON cannot write (a BigInt) and forwards nothing", async () => {
+    const { agent, forwarded } = await setUp(policyWith({ toolRules: [], toolDefault: "allow" }));
+    await expect(
+      agent.callTool({ name: "read_file", arguments: { path: "/srv/a", size: 10n } }),
+    ).rejects.toThrow(/params are not JSON/);
+    expect(forwarded).toEqual([]);
+  });
+});
