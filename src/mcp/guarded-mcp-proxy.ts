@@ -29,7 +29,9 @@
  * response (a batch, a null id, a method that is not a string…) is never relayed; a method that imitates
  * a guarded one ("Tools/Call", " tools/call") is refused; a guarded method sent as a notification is
  * dropped; an agent request reusing the id of one still in flight is refused. What is relayed is what was
- * parsed, serialised again, so duplicate keys reach the upstream resolved as the check saw them.
+ * parsed, serialised again, so duplicate keys reach the upstream resolved as the check saw them. A
+ * guarded request's params are checked in their JSON form, so an in-process agent's own objects (a URL,
+ * anything with a `toJSON`) are read as the wire carries them, and params JSON cannot write are refused.
  *
  * Ids: every request relayed to the upstream (the agent's and the proxy's own) goes under an id of the
  * proxy's (`warden-proxy-N`), and every server request relayed to the agent under another, so neither
@@ -95,7 +97,7 @@ import {
   readApprovalAnswer,
   supportsFormElicitation,
 } from "./elicit-approval.js";
-import { type Classified, classifyMessage, lookalike, type RequestId } from "./json-rpc-message.js";
+import { type Classified, classifyMessage, jsonForm, lookalike, type RequestId } from "./json-rpc-message.js";
 import { toMcpError } from "./mcp-errors.js";
 import { rawStdio } from "./raw-stdio.js";
 import { realPathArgs } from "./real-path-args.js";
@@ -867,7 +869,15 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
         `refused: "${method}" is not a method; did you mean ${imitated}?`,
       );
     }
-    const params = message.params as Record<string, unknown> | undefined;
+    // A guarded request is checked and forwarded in its JSON form (json-rpc-message.ts): what the wire
+    // to the upstream would make of an in-process agent's own objects is what the check reads.
+    let params = message.params as Record<string, unknown> | undefined;
+    if ((GUARDED_METHODS as readonly string[]).includes(method)) {
+      const form = jsonForm(params);
+      if (!form.ok)
+        return refuse(id, ErrorCode.InvalidParams, `${method}: params are not JSON (${form.reason})`);
+      params = form.value as Record<string, unknown> | undefined;
+    }
     const progressToken = (params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
     const entry: Relayed = {
       agentId: id,

@@ -7,6 +7,13 @@
  * relayed. The proxy re-serialises what it parsed, so duplicate keys reach the upstream resolved the way
  * the check saw them (the last one wins in JSON.parse).
  *
+ * `jsonForm` is what a guarded request's params become before they are checked: the value as JSON writes
+ * it. A message from stdio is JSON already, but an agent on an in-memory transport hands over its own
+ * objects, and the wire to the upstream writes a URL, a String object or anything with a `toJSON` as a
+ * string the check never saw (`{ path: new URL("file:///etc/shadow") }` has no path-valued leaf to read,
+ * and reaches the upstream as "file:///etc/shadow"). Checking and forwarding the JSON form makes what is
+ * checked what the upstream gets.
+ *
  * `lookalike` is the other half of the front door: a method that is not exactly one the proxy guards
  * but reads as one when case, whitespace, separators or invisible characters are ignored ("Tools/Call",
  * " tools/call", "tools\u200b/call", "tools.call") is refused, because an upstream that is lenient in
@@ -64,6 +71,19 @@ export function classifyMessage(value: unknown): Classified {
     }
   }
   return { kind: "response", id, message };
+}
+
+/**
+ * `value` as JSON carries it (parsed back from its text: plain objects, arrays and primitives, and a fresh
+ * copy the caller owns), or why it cannot be written (a BigInt, a cycle).
+ */
+export function jsonForm(value: unknown): { ok: true; value: unknown } | { ok: false; reason: string } {
+  try {
+    const text = JSON.stringify(value);
+    return { ok: true, value: text === undefined ? undefined : JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** Letters and digits only, lower case: "Tools/Call", " tools/call\u200b", "tools.call" → "toolscall". */
