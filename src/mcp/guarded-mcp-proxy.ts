@@ -266,13 +266,12 @@ function learnTools(cache: ToolSchemaCache, options: { result: unknown; firstPag
  * BigInt, a cycle) goes to structuredClone.
  */
 function frozenCopy<T>(value: T): T {
+  const form = jsonForm(value);
+  // undefined, a function or a symbol: nothing JSON can write, and nothing to freeze.
+  if (form.ok && form.value === undefined) return value;
   let copy: T;
-  try {
-    const text = JSON.stringify(value);
-    // undefined, a function or a symbol: nothing JSON can write, and nothing to freeze.
-    if (text === undefined) return value;
-    copy = JSON.parse(text) as T;
-  } catch {
+  if (form.ok) copy = form.value as T;
+  else {
     try {
       copy = structuredClone(value);
     } catch {
