@@ -5,7 +5,14 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { loadPolicy } from "../../src/policies/load-policy.js";
-import { expectAllowed, expectRefused, guardPool, type InlinePolicy, toolCall } from "./redteam.fixture.js";
+import {
+  denyElseAllow,
+  expectAllowed,
+  expectRefused,
+  guardPool,
+  type InlinePolicy,
+  toolCall,
+} from "./redteam.fixture.js";
 
 const pool = guardPool();
 afterAll(() => pool.close());
@@ -350,16 +357,11 @@ describe("paths: an argument object's own __proto__ key is read as an argument",
     const policy: InlinePolicy = {
       name: "redteam-proto-args",
       rules: {
-        toolRules: [
-          {
-            id: "etc.never",
-            tool: "*",
-            effect: "deny",
-            message: "Nothing under /etc",
-            when: { field: "args:path", op: "pathWithin", value: "/etc" },
-          },
-          { id: "allow", tool: "*", effect: "allow", message: "Other calls are allowed" },
-        ],
+        toolRules: denyElseAllow({
+          id: "etc.never",
+          message: "Nothing under /etc",
+          when: { field: "args:path", op: "pathWithin", value: "/etc" },
+        }),
         toolDefault: "deny",
       },
     };

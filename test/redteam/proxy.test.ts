@@ -21,6 +21,7 @@ import type { Policy, ToolRule } from "../../src/core/policy.js";
 import { createGuardedMcpProxy, type GuardedMcpProxy } from "../../src/mcp/guarded-mcp-proxy.js";
 import { rawStdio } from "../../src/mcp/raw-stdio.js";
 import { createEngine, type EngineHandle } from "../../src/runtime/create-engine.js";
+import { denyElseAllow } from "./redteam.fixture.js";
 
 /** Resources/read rules as the README shows them. */
 const README_URL_RULES: ToolRule[] = [
@@ -58,14 +59,6 @@ afterEach(async () => {
   await rig?.handle.close();
   rig = undefined;
 });
-
-/** A deny rule on every tool under `when`, and an allow for every other call. */
-function denyElseAllow(deny: Pick<ToolRule, "id" | "message" | "when">): ToolRule[] {
-  return [
-    { ...deny, tool: "*", effect: "deny" },
-    { id: "allow", tool: "*", effect: "allow", message: "Other calls are allowed" },
-  ];
-}
 
 /** A recording upstream: one tool whose schema names `files` (not a path name) as file paths. */
 async function setUp(policy: Policy): Promise<Rig> {

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, expect } from "vitest";
 import type { Decision } from "../../src/core/decision.js";
+import type { ToolRule } from "../../src/core/policy.js";
 import type { SubjectInput } from "../../src/core/subject.js";
 import { createGuard, type Guard } from "../../src/guard.js";
 
@@ -21,6 +22,14 @@ export interface InlinePolicy {
   name: string;
   rules: Record<string, unknown>;
   agent?: string;
+}
+
+/** A deny rule on every tool under `when`, and an allow for every other call. */
+export function denyElseAllow(deny: Pick<ToolRule, "id" | "message" | "when">): ToolRule[] {
+  return [
+    { ...deny, tool: "*", effect: "deny" },
+    { id: "allow", tool: "*", effect: "allow", message: "Other calls are allowed" },
+  ];
 }
 
 export interface GuardPool {
