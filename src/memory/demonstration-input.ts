@@ -5,10 +5,10 @@
  * these objects; unknown keys are rejected so that a misspelt field is reported instead of ignored.
  */
 import { z } from "zod";
-import { StorableTextSchema } from "../store/store-input.js";
+import { StorableTextSchema, storableText } from "../store/store-input.js";
 
 export const DemonstrationInputSchema = z.strictObject({
-  id: StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(200)).optional(),
+  id: storableText({ max: 200, nonEmpty: true }).optional(),
   input: StorableTextSchema,
   output: StorableTextSchema,
   plan: StorableTextSchema,

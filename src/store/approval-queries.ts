@@ -9,7 +9,7 @@ import type { Generated, Kysely } from "kysely";
 import { z } from "zod";
 import { parseWith } from "../core/validate.js";
 import type { Approval, ApprovalStatus, ApprovalStore, NewApproval } from "./store.js";
-import { StorableTextSchema } from "./store-input.js";
+import { storableText } from "./store-input.js";
 
 export interface ApprovalRow {
   seq: Generated<number | string | bigint>;
@@ -36,7 +36,7 @@ export interface ApprovalRow {
 export type ApprovalTables = { warden_approvals: ApprovalRow };
 type Db = Kysely<ApprovalTables>;
 
-const Text = (max: number) => StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(max));
+const Text = (max: number) => storableText({ max, nonEmpty: true });
 const IsoTimeSchema = z.iso.datetime();
 const DigestSchema = z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lower-case hex");
 
@@ -46,7 +46,7 @@ const NewApprovalSchema = z.object({
   subjectDigest: DigestSchema,
   subject: z.json(),
   rules: z.array(Text(500)).max(1000),
-  explanation: StorableTextSchema.pipe(z.string().max(100_000)),
+  explanation: storableText({ max: 100_000 }),
   caller: Text(500),
   expiresAt: IsoTimeSchema,
 });

@@ -9,7 +9,7 @@ import type { Kysely } from "kysely";
 import { z } from "zod";
 import { parseWith } from "../core/validate.js";
 import type { GuardSession, GuardSessionStep, NewGuardSession, SessionAppendRefusal } from "./store.js";
-import { StorableTextSchema } from "./store-input.js";
+import { StorableTextSchema, storableText } from "./store-input.js";
 
 export interface SessionRow {
   id: string;
@@ -37,7 +37,7 @@ export interface SessionTables {
   warden_session_steps: SessionStepRow;
 }
 
-const Name = StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(500));
+const Name = storableText({ max: 500, nonEmpty: true });
 
 const NewGuardSessionSchema = z.object({
   owner: Name,

@@ -16,13 +16,14 @@ type WellFormedCheck = string & { isWellFormed(): boolean };
 export const StorableTextSchema = z.string().check(storableCheck);
 
 /**
- * Storable text of at most `max` characters: StorableTextSchema's check, then the length, as one schema.
- * Not `StorableTextSchema.pipe(z.string().max(max))`, which runs a second schema with a parse state of its
- * own per field (the audit log validates up to a dozen texts per decision); the result is the same, the
- * length not checked once the text is refused.
+ * Storable text of at most `max` characters (and, with `nonEmpty`, at least one): StorableTextSchema's
+ * check, then the length, as one schema. Not `StorableTextSchema.pipe(z.string().max(max))`, which runs a
+ * second schema with a parse state of its own per field (the audit log validates up to a dozen texts per
+ * decision); the result is the same, the length not checked once the text is refused.
  */
-export function storableText(options: { max: number }) {
-  return z.string().check(storableCheck).max(options.max);
+export function storableText(options: { max: number; nonEmpty?: boolean }) {
+  const storable = z.string().check(storableCheck);
+  return (options.nonEmpty ? storable.min(1, "must not be empty") : storable).max(options.max);
 }
 
 /**
@@ -49,8 +50,8 @@ function storableCheck(ctx: z.core.ParsePayload<string>): void {
   }
 }
 
-const NameSchema = StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(500));
-const IdSchema = StorableTextSchema.pipe(z.string().min(1, "must not be empty").max(200));
+const NameSchema = storableText({ max: 500, nonEmpty: true });
+const IdSchema = storableText({ max: 200, nonEmpty: true });
 
 export const NewDemonstrationSchema = z.object({
   id: IdSchema.optional(),
