@@ -12,6 +12,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   CallToolRequestSchema,
+  GetPromptRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
@@ -65,7 +66,7 @@ async function setUp(policy: Policy): Promise<Rig> {
   const forwarded: Rig["forwarded"] = [];
   const upstream = new Server(
     { name: "recording-upstream", version: "1.0.0" },
-    { capabilities: { tools: {}, resources: {} } },
+    { capabilities: { tools: {}, resources: {}, prompts: {} } },
   );
   upstream.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [
@@ -89,6 +90,10 @@ async function setUp(policy: Policy): Promise<Rig> {
     return { content: [{ type: "text", text: "SECRET=hunter2" }] };
   });
   upstream.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  upstream.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    forwarded.push({ method: "prompts/get", params: request.params });
+    return { messages: [{ role: "user", content: { type: "text", text: "summarise it" } }] };
+  });
   upstream.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     forwarded.push({ method: "resources/read", params: request.params });
     return { contents: [{ uri: request.params.uri, text: "root:$6$hash" }] };
@@ -489,6 +494,24 @@ describe("proxy: an in-process agent's argument values that JSON writes as somet
     );
     const result = await agent.callTool({ name: "read_file", arguments: { path: value } });
     expect(result.isError).toBe(true);
+    expect(forwarded).toEqual([]);
+  });
+
+  it.each(values)("refuses a prompt argument path given as %s and forwards nothing", async (_, value) => {
+    const { agent, forwarded } = await setUp(
+      policyWith({
+        toolRules: denyElseAllow({
+          id: "no-etc",
+          message: "Nothing under /etc",
+          when: { field: "args.arguments.path", op: "pathWithin", value: "/etc" },
+        }),
+      }),
+    );
+    // The SDK client types prompt arguments as strings; an in-process agent can still hand over objects.
+    const args = { path: value } as unknown as Record<string, string>;
+    await expect(agent.getPrompt({ name: "summarise", arguments: args })).rejects.toThrow(
+      /Nothing under \/etc/,
+    );
     expect(forwarded).toEqual([]);
   });
 
