@@ -328,6 +328,25 @@ describe("selectors", () => {
     expect(tri({ field: "args.*", op: "exists" }, move).value).toBe(true);
   });
 
+  it("args and raw.args fields read the call's own properties only, never what objects inherit", () => {
+    // Arguments as JSON gives them: an own "__proto__" key is an argument like any other.
+    const f = { tool: "t", args: JSON.parse('{"a":{"b":"x"},"__proto__":{"p":"/etc/shadow"},"n":null}') };
+    for (const field of [
+      "args.constructor",
+      "args.a.toString",
+      "raw.args.hasOwnProperty",
+      "args.a.b.length",
+    ]) {
+      expect(tri({ field, op: "exists" }, f).value, field).toBe(false);
+    }
+    expect(tri({ field: "args.a.b", op: "eq", value: "x" }, f).value).toBe(true);
+    expect(tri({ field: "raw.args.__proto__.p", op: "eq", value: "/etc/shadow" }, f).value).toBe(true);
+    expect(tri({ field: "args.__proto__.p", op: "pathWithin", value: "/etc" }, f).value).toBe(true);
+    expect(tri({ field: "args.n", op: "exists" }, f).value).toBe(false);
+    expect(tri({ field: "args.n.x", op: "exists" }, f).value).toBe(false);
+    expect(tri({ field: "args", op: "exists" }, f).value).toBe(true);
+  });
+
   it("tool, name and context read the call and its caller raw", () => {
     const f = { tool: "fs.read", name: "fs.read", args: {}, context: { identity: { role: "admin" } } };
     expect(tri({ field: "context.identity.role", op: "eq", value: "admin" }, f).value).toBe(true);

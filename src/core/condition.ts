@@ -202,11 +202,12 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
 // ---------------------------------------------------------------------------------------------------
 // Field grammar
 
+/** Parsed once per field text and shared by every check, segments included (read, never changed). */
 type ParsedField =
-  | { type: "args"; segments: string[]; multi: boolean }
+  | { type: "args"; segments: readonly string[]; multi: boolean }
   | { type: "argsKind"; kind: ArgKind }
-  | { type: "raw"; segments: string[]; multi: boolean }
-  | { type: "plain"; segments: string[] };
+  | { type: "raw"; segments: readonly string[]; multi: boolean }
+  | { type: "plain"; segments: readonly string[] };
 
 const KIND_SELECTOR = /^args:(path|url|email|command)$/;
 const fieldCache = new Map<string, ParsedField>();
@@ -266,19 +267,43 @@ export function validateConditionField(options: {
 }
 
 export function getPath(facts: unknown, path: string): unknown {
+  return valueAt(facts, path.split("."));
+}
+
+/** `getPath` over a field already split (parsed fields keep their segments, so no split per check). */
+function valueAt(facts: unknown, segments: readonly string[]): unknown {
   let current: unknown = facts;
-  for (const key of path.split(".")) {
+  for (const key of segments) {
     if (current === null || current === undefined || typeof current !== "object") return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return current;
 }
 
-/** Every value at `segments` below `root`, `*` standing for every element or key. */
-function selectPath(root: unknown, segments: string[]): { segments: string[]; value: unknown }[] {
-  let current: { segments: string[]; value: unknown }[] = [{ segments: [], value: root }];
+/** What `ownValueAt` returns when a segment is not an own property: distinct from a value `undefined`. */
+const ABSENT: unique symbol = Symbol("absent");
+
+/**
+ * The value at `segments` below `root` through own properties only, or ABSENT: `selectPath` for a field
+ * without `*`, without building its lists (one of these runs for every comparison of every check).
+ */
+function ownValueAt(root: unknown, segments: readonly string[]): unknown {
+  let current = root;
   for (const key of segments) {
-    const next: { segments: string[]; value: unknown }[] = [];
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return ABSENT;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** Every value at `segments` below `root`, `*` standing for every element or key. */
+function selectPath(
+  root: unknown,
+  segments: readonly string[],
+): { segments: readonly string[]; value: unknown }[] {
+  let current: { segments: readonly string[]; value: unknown }[] = [{ segments: [], value: root }];
+  for (const key of segments) {
+    const next: { segments: readonly string[]; value: unknown }[] = [];
     for (const { segments: at, value } of current) {
       if (value === null || typeof value !== "object") continue;
       if (key === "*") {
@@ -310,10 +335,37 @@ export interface ConditionScope {
   paths?: PathOptions;
 }
 
-/** Canonical forms by kind, options and value; bounded in entries and in the length of a cached value. */
-const formCache = new Map<string, Canonical<unknown>>();
+/**
+ * Canonical forms by options (case folding and base), then kind, then value; bounded in entries (all of
+ * them together) and in the length of a cached value. Levels rather than one joined key, so that a
+ * lookup builds no string: the options' key is built once per check.
+ */
+const formCache = new Map<string, Map<string, Map<string, Canonical<unknown>>>>();
+let formCount = 0;
 const FORM_CACHE_SIZE = 4096;
 const MAX_CACHED_VALUE = 1024;
+
+/** The remembered forms for one options key and kind, the whole cache starting over when it is full. */
+function formsFor(options: string, kind: string): Map<string, Canonical<unknown>> {
+  if (formCount >= FORM_CACHE_SIZE) {
+    formCache.clear();
+    formCount = 0;
+  }
+  let byKind = formCache.get(options);
+  if (!byKind) {
+    byKind = new Map();
+    formCache.set(options, byKind);
+  }
+  let forms = byKind.get(kind);
+  if (!forms) {
+    forms = new Map();
+    byKind.set(kind, forms);
+  }
+  return forms;
+}
+
+const CWD_FIELD = Object.freeze(["context", "cwd"]);
+const ARGS_FIELD = Object.freeze(["args"]);
 
 /**
  * Facts with their derived values cached: argument leaves and kinds, canonical forms. Build one per
@@ -326,6 +378,10 @@ export class PreparedFacts {
   /** The policy does not say whether the file system folds case: path operators try both readings. */
   readonly caseUnknown: boolean;
   readonly base: string | undefined;
+  /** The call's arguments, read once (every comparison of the check starts from them). */
+  readonly args: unknown;
+  /** The canonical-form cache's key for this check's options (case folding, base). */
+  private readonly formOptions: string;
   private leavesCache: ArgLeaves | undefined;
   private leafIndex: Map<string, ArgLeaf> | undefined;
 
@@ -334,12 +390,10 @@ export class PreparedFacts {
     this.scope = scope;
     this.caseFold = scope.paths?.caseFold === true;
     this.caseUnknown = scope.paths?.caseFold === undefined;
-    const cwd = getPath(facts, "context.cwd");
+    const cwd = valueAt(facts, CWD_FIELD);
     this.base = scope.paths?.base ?? (typeof cwd === "string" && cwd.startsWith("/") ? cwd : undefined);
-  }
-
-  get args(): unknown {
-    return getPath(this.facts, "args");
+    this.args = valueAt(facts, ARGS_FIELD);
+    this.formOptions = `${this.caseFold ? 1 : 0}\u0000${this.base ?? ""}`;
   }
 
   leaves(): ArgLeaves {
@@ -353,7 +407,7 @@ export class PreparedFacts {
     return this.leavesCache;
   }
 
-  leafAt(segments: string[]): ArgLeaf | undefined {
+  leafAt(segments: readonly string[]): ArgLeaf | undefined {
     if (!this.leafIndex) {
       this.leafIndex = new Map(this.leaves().leaves.map((l) => [l.segments.join("\u0000"), l]));
     }
@@ -369,12 +423,12 @@ export class PreparedFacts {
       };
     }
     if (value.length > MAX_CACHED_VALUE) return canonicalise(kind, value, this.caseFold, this.base);
-    const key = `${kind}\u0000${this.caseFold ? 1 : 0}\u0000${this.base ?? ""}\u0000${value}`;
-    let result = formCache.get(key);
+    const forms = formsFor(this.formOptions, kind);
+    let result = forms.get(value);
     if (!result) {
       result = canonicalise(kind, value, this.caseFold, this.base);
-      if (formCache.size >= FORM_CACHE_SIZE) formCache.clear();
-      formCache.set(key, result);
+      forms.set(value, result);
+      formCount++;
     }
     return result;
   }
@@ -388,12 +442,12 @@ export class PreparedFacts {
       };
     }
     if (value.length > MAX_CACHED_VALUE) return shellPipes({ command: value });
-    const key = `pipes\u0000${value}`;
-    let result = formCache.get(key) as Canonical<{ from: string; to: string }> | undefined;
+    const forms = formsFor("", "pipes");
+    let result = forms.get(value) as Canonical<{ from: string; to: string }> | undefined;
     if (!result) {
       result = shellPipes({ command: value });
-      if (formCache.size >= FORM_CACHE_SIZE) formCache.clear();
-      formCache.set(key, result);
+      forms.set(value, result);
+      formCount++;
     }
     return result;
   }
@@ -627,10 +681,13 @@ function select(c: Comparison, pf: PreparedFacts): Selection {
   const field = parseField(c.field);
   switch (field.type) {
     case "plain":
-      return { subjects: [{ raw: getPath(pf.facts, c.field), kind: undefined }], multi: false };
+      return { subjects: [{ raw: valueAt(pf.facts, field.segments), kind: undefined }], multi: false };
     case "raw": {
+      if (!field.multi) {
+        const value = ownValueAt(pf.args, field.segments);
+        return { subjects: [{ raw: value === ABSENT ? undefined : value, kind: undefined }], multi: false };
+      }
       const found = selectPath(pf.args, field.segments);
-      if (!field.multi) return { subjects: [{ raw: found[0]?.value, kind: undefined }], multi: false };
       return { subjects: found.map((f) => ({ raw: f.value, kind: undefined })), multi: true };
     }
     case "argsKind": {
@@ -645,24 +702,27 @@ function select(c: Comparison, pf: PreparedFacts): Selection {
       return { subjects, multi: true, ...(truncated ? { unknown: truncated } : {}) };
     }
     case "args": {
-      const found = selectPath(pf.args, field.segments);
-      if (found.length === 0 && !field.multi)
-        return { subjects: [{ raw: undefined, kind: undefined }], multi: false };
-      const subjects: Subject[] = [];
-      let multi = field.multi;
-      for (const f of found) {
-        const expanded = expandArray(c, pf, f.segments, f.value);
-        if (expanded) {
-          multi = true;
-          subjects.push(...expanded);
-        } else subjects.push(subjectAt(c, pf, f.segments, f.value));
+      if (!field.multi) {
+        // One value at most: selectPath's answer without its lists.
+        const value = ownValueAt(pf.args, field.segments);
+        if (value === ABSENT) return { subjects: [{ raw: undefined, kind: undefined }], multi: false };
+        const expanded = expandArray(c, pf, field.segments, value);
+        return expanded
+          ? { subjects: expanded, multi: true }
+          : { subjects: [subjectAt(c, pf, field.segments, value)], multi: false };
       }
-      return { subjects, multi };
+      const subjects: Subject[] = [];
+      for (const f of selectPath(pf.args, field.segments)) {
+        const expanded = expandArray(c, pf, f.segments, f.value);
+        if (expanded) subjects.push(...expanded);
+        else subjects.push(subjectAt(c, pf, f.segments, f.value));
+      }
+      return { subjects, multi: true };
     }
   }
 }
 
-function subjectAt(c: Comparison, pf: PreparedFacts, segments: string[], raw: unknown): Subject {
+function subjectAt(c: Comparison, pf: PreparedFacts, segments: readonly string[], raw: unknown): Subject {
   const leaf = typeof raw === "string" ? pf.leafAt(segments) : undefined;
   if (raw === undefined || raw === null) return { raw, kind: undefined };
   const kind = kindFor(c, raw, leaf?.kinds ?? []);
@@ -679,7 +739,7 @@ function subjectAt(c: Comparison, pf: PreparedFacts, segments: string[], raw: un
 function expandArray(
   c: Comparison,
   pf: PreparedFacts,
-  segments: string[],
+  segments: readonly string[],
   value: unknown,
 ): Subject[] | undefined {
   if (!Array.isArray(value) || c.op === "exists" || c.op === "empty") return undefined;
@@ -1023,22 +1083,42 @@ function expectedVariants(
 
 /**
  * Path-operator results by comparison (the policy's objects live as long as the policy) and path: paths
- * repeat across checks, and a glob list or a set of roots is compiled and tested once per path.
+ * repeat across checks, and a glob list or a set of roots is compiled and tested once per path. Per
+ * comparison, the results are kept by everything else they depend on (case folding, base, roots named by
+ * context facts: the outer key, built once per test) and then by path, so that the per-path lookup joins
+ * no strings; `count` bounds the entries of all of them together.
  */
-const pathResults = new WeakMap<Comparison, Map<string, boolean>>();
+interface PathResults {
+  byOptions: Map<string, Map<string, boolean>>;
+  count: number;
+}
+const pathResults = new WeakMap<Comparison, PathResults>();
+const MAX_PATH_RESULTS = 1024;
 
-function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolean): boolean {
+function pathResultsFor(c: Comparison, options: string): Map<string, boolean> {
   let results = pathResults.get(c);
-  if (!results) {
-    results = new Map();
+  if (!results || results.count >= MAX_PATH_RESULTS) {
+    results = { byOptions: new Map(), count: 0 };
     pathResults.set(c, results);
   }
+  let byPath = results.byOptions.get(options);
+  if (!byPath) {
+    byPath = new Map();
+    results.byOptions.set(options, byPath);
+  }
+  return byPath;
+}
+
+function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolean): boolean {
   // Roots named by context facts differ from call to call: the resolved roots are part of the key.
   const resolved = c.op === "pathWithin" ? resolveRoots(c.value, pf) : undefined;
   const rootList = resolved && "roots" in resolved ? resolved.roots : [];
   const contextual = c.op === "pathWithin" && hasContextRoot(c.value) ? rootList.join("\u0001") : "";
-  const key = `${pf.caseFold ? 1 : 0}${fold ? 1 : 0}\u0000${pf.base ?? ""}\u0000${contextual}\u0000${path}`;
-  let result = results.get(key);
+  const byPath = pathResultsFor(
+    c,
+    `${pf.caseFold ? 1 : 0}${fold ? 1 : 0}\u0000${pf.base ?? ""}\u0000${contextual}`,
+  );
+  let result = byPath.get(path);
   if (result === undefined) {
     result =
       c.op === "pathWithin"
@@ -1049,8 +1129,11 @@ function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolea
               : canonicalRoots(rootList, pf),
           })
         : pathMatches({ path, globs: asList(c.value) as string[], caseFold: fold });
-    if (results.size >= 1024) results.clear();
-    if (path.length <= MAX_CACHED_VALUE) results.set(key, result);
+    if (path.length <= MAX_CACHED_VALUE) {
+      byPath.set(path, result);
+      const results = pathResults.get(c);
+      if (results) results.count++;
+    }
   }
   return result;
 }
