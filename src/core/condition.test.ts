@@ -6,6 +6,7 @@ import {
   ConditionSchema,
   conditionFieldProblems,
   conditionFields,
+  conditionForName,
   conditionProblems,
   evaluateCondition,
   evaluateConditionTri,
@@ -593,6 +594,113 @@ describe("three-valued evaluation (properties)", () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("conditions specialised to one tool name (properties)", () => {
+  type Leaf = "t" | "f" | "u" | "nameEq" | "nameIn" | "nameStarts" | "nameRegex" | "badRegex" | "id";
+  type Shape = { leaf: Leaf } | { all: Shape[] } | { any: Shape[] } | { not: Shape };
+  const shapeArb: fc.Arbitrary<Shape> = fc.letrec<{ shape: Shape }>((tie) => ({
+    shape: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.record({
+        leaf: fc.constantFrom<Leaf>(
+          "t",
+          "f",
+          "u",
+          "nameEq",
+          "nameIn",
+          "nameStarts",
+          "nameRegex",
+          "badRegex",
+          "id",
+        ),
+      }),
+      fc.record({ all: fc.array(tie("shape"), { maxLength: 4 }) }),
+      fc.record({ any: fc.array(tie("shape"), { maxLength: 4 }) }),
+      fc.record({ not: tie("shape") }),
+    ),
+  })).shape;
+  const path = { t: "/tmp/a", f: "/etc/a", u: "~/a" } as const;
+  const leafCondition = (leaf: Leaf, i: number): Condition => {
+    switch (leaf) {
+      case "t":
+      case "f":
+      case "u":
+        return { field: `args.p${i}`, op: "pathWithin", value: "/tmp" };
+      case "nameEq":
+        return { field: "tool", op: "eq", value: "Write_File" };
+      case "nameIn":
+        return { field: "name", op: "in", value: ["read_file", "list_directory"] };
+      case "nameStarts":
+        return { field: "tool", op: "startsWith", value: "read" };
+      case "nameRegex":
+        return { field: "name", op: "matches", value: "^(edit|write)_", caseSensitive: true };
+      case "badRegex":
+        return { field: "tool", op: "matches", value: "(unclosed" };
+      case "id":
+        return { field: "id", op: "eq", value: "call-1" };
+    }
+  };
+  const buildShape = (shape: Shape, args: Record<string, string>): Condition => {
+    if ("leaf" in shape) {
+      const i = Object.keys(args).length;
+      if (shape.leaf === "t" || shape.leaf === "f" || shape.leaf === "u") args[`p${i}`] = path[shape.leaf];
+      else args[`x${i}`] = "";
+      return leafCondition(shape.leaf, i);
+    }
+    if ("all" in shape) return { all: shape.all.map((s) => buildShape(s, args)) };
+    if ("any" in shape) return { any: shape.any.map((s) => buildShape(s, args)) };
+    return { not: buildShape(shape.not, args) };
+  };
+  const outcome = (run: () => unknown) => {
+    try {
+      return { returned: run() };
+    } catch (error) {
+      return { threw: error instanceof Error ? error.constructor.name : String(error) };
+    }
+  };
+
+  it("evaluating what is left gives what the whole condition gives: value, unknowns and failures", () => {
+    fc.assert(
+      fc.property(
+        shapeArb,
+        fc.constantFrom("write_file", "read_file", "edit_file", "list_directory", "Write_File"),
+        fc.boolean(),
+        fc.constantFrom(undefined, "call-1"),
+        (shape, name, strictWhen, id) => {
+          const args: Record<string, string> = {};
+          const condition = buildShape(shape, args);
+          const facts = { tool: name, name, args, ...(id ? { id } : {}) };
+          const whole = outcome(() => evaluateConditionTri({ condition, facts, strictWhen }));
+          const left = conditionForName({ condition, name, strictWhen });
+          const specialised = outcome(() =>
+            typeof left === "boolean"
+              ? { value: left, unknown: [] }
+              : evaluateConditionTri({ condition: left, facts, strictWhen }),
+          );
+          expect(specialised).toEqual(whole);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("works the name out and leaves the rest, the same comparison objects", () => {
+    const within: Condition = { field: "args.path", op: "pathWithin", value: "/tmp" };
+    const writes: Condition = { field: "tool", op: "in", value: ["write_file", "edit_file"] };
+    const rule: Condition = { all: [writes, { not: within }] };
+    expect(conditionForName({ condition: rule, name: "read_file", strictWhen: true })).toBe(false);
+    expect(conditionForName({ condition: rule, name: "write_file", strictWhen: true })).toEqual({
+      not: within,
+    });
+    const left = conditionForName({ condition: rule, name: "write_file", strictWhen: true }) as {
+      not: Condition;
+    };
+    expect(left.not).toBe(within);
+    expect(conditionForName({ condition: writes, name: "edit_file", strictWhen: false })).toBe(true);
+    // Nothing on the name: the condition itself.
+    expect(conditionForName({ condition: within, name: "write_file", strictWhen: true })).toBe(within);
   });
 });
 

@@ -1282,6 +1282,78 @@ export function evaluateConditionTri(options: {
   return evaluateTri(options.condition, pf, options.strictWhen);
 }
 
+/** The fields that hold the called tool's name, the same in every check of that tool. */
+const NAME_FIELDS = new Set(["tool", "name"]);
+
+/** A comparison whose answer is the name's alone: a plain operator on `tool` or `name`. */
+function onNameOnly(c: Comparison): boolean {
+  return NAME_FIELDS.has(c.field) && c.part === undefined && !PATH_OPS.has(c.op) && !COMMAND_OPS.has(c.op);
+}
+
+function specialize(condition: Condition, pf: PreparedFacts, strict: boolean): Condition | boolean {
+  if ("all" in condition) return specializeList({ children: condition.all, pf, strict, neutral: true });
+  if ("any" in condition) return specializeList({ children: condition.any, pf, strict, neutral: false });
+  if ("not" in condition) {
+    const inner = specialize(condition.not, pf, !strict);
+    if (typeof inner === "boolean") return !inner;
+    return inner === condition.not ? condition : { not: inner };
+  }
+  if (!onNameOnly(condition)) return condition;
+  try {
+    const result = evaluateComparisonTri(condition, pf, strict);
+    return result.value === "unknown" ? condition : result.value;
+  } catch {
+    // What cannot be evaluated stays, to fail at every check as it did.
+    return condition;
+  }
+}
+
+/**
+ * An `all` (neutral `true`) or `any` (neutral `false`) with its children specialised. Evaluation stops at
+ * the first child with the other value, so that child decides the list when nothing before it is left to
+ * evaluate; after something that is left (which may fail, or decide first), it stays, and what follows it
+ * is dropped, as it was never evaluated.
+ */
+function specializeList(options: {
+  children: readonly Condition[];
+  pf: PreparedFacts;
+  strict: boolean;
+  neutral: boolean;
+}): Condition | boolean {
+  const { children, pf, strict, neutral } = options;
+  const kept: Condition[] = [];
+  for (const child of children) {
+    const special = specialize(child, pf, strict);
+    if (typeof special !== "boolean") {
+      kept.push(special);
+      continue;
+    }
+    if (special === neutral) continue;
+    if (kept.length === 0) return !neutral;
+    kept.push(child);
+    break;
+  }
+  if (kept.length === 0) return neutral;
+  if (kept.length === 1) return kept[0] as Condition;
+  return neutral ? { all: kept } : { any: kept };
+}
+
+/**
+ * A tool rule's condition for calls of one tool: the comparisons on the tool's name (`tool`, `name`)
+ * worked out once, leaving what the other facts of each call decide; `true` or `false` when the name alone
+ * decides. Evaluating what is left over a call's facts gives what the whole condition gives (the same
+ * value, unknowns and failures), so a policy's conditions can be specialised once per tool name rather
+ * than compared on every check (`tool in [write_file, edit_file…]` on a read).
+ */
+export function conditionForName(options: {
+  condition: Condition;
+  name: string;
+  strictWhen: boolean;
+}): Condition | boolean {
+  const { name } = options;
+  return specialize(options.condition, new PreparedFacts({ tool: name, name }, {}), options.strictWhen);
+}
+
 /** One comparison, two-valued (unknown reads as false). */
 export function evaluateComparison(c: Comparison, facts: unknown): boolean {
   return evaluateCondition(c, facts);

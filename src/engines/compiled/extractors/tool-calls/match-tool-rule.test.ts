@@ -522,4 +522,21 @@ describe("matchToolRule over a rules list changed in place", () => {
     rules.pop();
     expect(matchToolRule({ rules, call }).effect).toBe("allow");
   });
+
+  it("sees a rule's condition replaced after the rule was first used (conditions are worked out per name)", () => {
+    const deny: ToolRule = {
+      id: "no-writes",
+      tool: "*",
+      effect: "deny",
+      message: "no",
+      when: { field: "tool", op: "in", value: ["write_file"] },
+    };
+    const rules: ToolRule[] = [deny, { id: "allow-all", tool: "*", effect: "allow", message: "ok" }];
+    const call = { name: "read_file", args: { path: "/tmp/a" } };
+    expect(matchToolRule({ rules, call }).effect).toBe("allow");
+    deny.when = { field: "tool", op: "in", value: ["write_file", "read_file"] };
+    expect(matchToolRule({ rules, call }).effect).toBe("deny");
+    delete deny.when;
+    expect(matchToolRule({ rules, call: { name: "list", args: {} } }).effect).toBe("deny");
+  });
 });

@@ -19,7 +19,12 @@
  *   deny and ask rules and as not holding for allow rules, so an error never loosens the policy.
  */
 import type { ArgKind, ArgumentKinds, PathOptions } from "../../../../core/arg-kinds.js";
-import { evaluateConditionTri, PreparedFacts } from "../../../../core/condition.js";
+import {
+  type Condition,
+  conditionForName,
+  evaluateConditionTri,
+  PreparedFacts,
+} from "../../../../core/condition.js";
 import type { Effect, ToolRule } from "../../../../core/policy.js";
 import { withFields } from "../../../../util/with-fields.js";
 import { matchesToolGlob, toolGlobSpecificity } from "./tool-glob.js";
@@ -79,13 +84,24 @@ export function declaredKindsFor(options: {
 }
 
 /**
+ * A rule that names a tool, with its condition for that tool's calls (conditionForName): `true` when it
+ * applies whatever the call's other facts, `false` when it never does (`tool in [write_file…]` for a
+ * read), else what is left to evaluate per call.
+ */
+interface NamedRule {
+  rule: ToolRule;
+  when: Condition | boolean;
+}
+
+/**
  * Per rules list: the rules whose pattern names each tool name, with what the list held when they were
- * worked out (each rule and its pattern), so a list changed in place is worked out again.
+ * worked out (each rule, its pattern and its condition), so a list changed in place is worked out again.
  */
 interface NamedRules {
   rules: readonly ToolRule[];
   patterns: readonly string[];
-  byName: Map<string, readonly ToolRule[]>;
+  conditions: readonly (Condition | undefined)[];
+  byName: Map<string, readonly NamedRule[]>;
 }
 const rulesByName = new WeakMap<readonly ToolRule[], NamedRules>();
 /** Tool names remembered per rules list; past this many the memory starts over. */
@@ -93,28 +109,43 @@ const MAX_REMEMBERED_NAMES = 1024;
 
 const unchanged = (rules: readonly ToolRule[], named: NamedRules): boolean =>
   rules.length === named.rules.length &&
-  rules.every((rule, i) => rule === named.rules[i] && rule.tool === named.patterns[i]);
+  rules.every(
+    (rule, i) =>
+      rule === named.rules[i] && rule.tool === named.patterns[i] && rule.when === named.conditions[i],
+  );
 
 /**
  * The rules of `rules` whose tool pattern matches `name`, deny rules first, then ask, then allow, each in
- * policy order: the glob walk runs once per
- * (rules list, name) rather than once per rule on every call of that tool. Checking that the list is
- * unchanged costs one comparison per rule, far less than the walks.
+ * policy order, with their conditions specialised to the name: the glob walk and the comparisons on the
+ * name run once per (rules list, name) rather than once per rule on every call of that tool. Checking that
+ * the list is unchanged costs a few comparisons per rule, far less than the walks.
  */
-function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): readonly ToolRule[] {
+function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): readonly NamedRule[] {
   const { rules, name } = options;
   let named = rulesByName.get(rules);
   if (!named || !unchanged(rules, named)) {
-    named = { rules: [...rules], patterns: rules.map((rule) => rule.tool), byName: new Map() };
+    named = {
+      rules: [...rules],
+      patterns: rules.map((rule) => rule.tool),
+      conditions: rules.map((rule) => rule.when),
+      byName: new Map(),
+    };
     rulesByName.set(rules, named);
   }
   let matching = named.byName.get(name);
   if (!matching) {
     // Strictest effect first (a stable sort: policy order within each effect), so that once a deny
     // certainly applies the ask and allow rules, which cannot change the outcome, are not evaluated.
+    // A deny or ask rule's condition is read the strict way, an allow rule's the other (matchToolRule).
     matching = named.rules
       .filter((rule) => matchesToolGlob({ pattern: rule.tool, name }))
-      .sort((a, b) => STRICTNESS[b.effect] - STRICTNESS[a.effect]);
+      .sort((a, b) => STRICTNESS[b.effect] - STRICTNESS[a.effect])
+      .map((rule) => ({
+        rule,
+        when: rule.when
+          ? conditionForName({ condition: rule.when, name, strictWhen: rule.effect !== "allow" })
+          : true,
+      }));
     if (named.byName.size >= MAX_REMEMBERED_NAMES) named.byName.clear();
     named.byName.set(name, matching);
   }
@@ -165,15 +196,16 @@ export function matchToolRule(options: {
   const matches: ToolRule[] = [];
   const maybe: { rule: ToolRule; reasons: string[] }[] = [];
   const errors: string[] = [];
-  for (const rule of rulesNaming({ rules: options.rules, name: call.name })) {
+  for (const { rule, when } of rulesNaming({ rules: options.rules, name: call.name })) {
     // A certain deny is the outcome whatever the rest say; only the deny rules still count, to name the
     // most specific of them.
     if (rule.effect !== "deny" && matches.length > 0) break;
-    if (rule.when) {
+    if (when === false) continue;
+    if (when !== true) {
       let holds: boolean | "unknown";
       try {
         const result = evaluateConditionTri({
-          condition: rule.when,
+          condition: when,
           facts: prepared,
           strictWhen: rule.effect !== "allow",
         });
