@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
@@ -70,6 +74,12 @@ interface Rig {
   subjects: Subject[];
   events: DecisionEvent[];
 }
+
+/** This process's environment, for a child that needs what it has (tsx, PATH). */
+const inheritedEnvironment = (): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
 
 let rig: Rig | undefined;
 afterEach(async () => {
@@ -408,6 +418,62 @@ describe("createGuardedMcpProxy", () => {
     await proxy.closed;
     expect(upstreamClosed).toBe(true);
   });
+
+  it("with an upstream it starts itself (stdio), keeps the forwarded arguments frozen, as sent, apart from the agent's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-proxy-stdio-"));
+    const log = join(dir, "calls.jsonl");
+    const handle = await createEngine({ engine: "compiled" });
+    const subjects: Subject[] = [];
+    const engine: Engine = {
+      name: handle.engine.name,
+      check: (o) => {
+        subjects.push(o.subject);
+        return handle.engine.check(o);
+      },
+    };
+    const proxy = await createGuardedMcpProxy({
+      upstream: {
+        command: process.execPath,
+        args: ["--import", "tsx", fileURLToPath(new URL("./stdio-upstream.fixture.ts", import.meta.url))],
+        env: { ...inheritedEnvironment(), FAKE_UPSTREAM_LOG: log },
+      },
+      policy,
+      engine,
+    });
+    const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
+    await proxy.connect({ transport: proxySide });
+    const agent = new Client({ name: "agent", version: "1.0.0" });
+    try {
+      await agent.connect(agentSide);
+      const args = JSON.parse('{"path": "/tmp/a", "__proto__": {"note": "x"}}') as Record<string, unknown>;
+      expect(text(await agent.callTool({ name: "filesystem.read_file", arguments: args }))).toBe(
+        "contents of /tmp/a",
+      );
+      expect(Object.isFrozen(args)).toBe(false);
+      args.path = "/etc/passwd";
+      await agent.callTool({ name: "filesystem.read_file", arguments: { path: "/tmp/b" } });
+      const earlier = subjects.at(-1)!.trajectory![0]!;
+      expect(earlier.args.path).toBe("/tmp/a");
+      expect(Object.isFrozen(earlier.args)).toBe(true);
+      expect(Object.isFrozen(Object.getOwnPropertyDescriptor(earlier.args, "__proto__")?.value)).toBe(true);
+      expect(Object.getPrototypeOf(earlier.args)).toBe(Object.prototype);
+      expect(earlier.observation).toBe("contents of /tmp/a");
+      const received = readFileSync(log, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as unknown);
+      // (The upstream's SDK drops an own "__proto__" key when it validates the arguments.)
+      expect(received).toEqual([
+        { name: "filesystem.read_file", args: { path: "/tmp/a" } },
+        { name: "filesystem.read_file", args: { path: "/tmp/b" } },
+      ]);
+    } finally {
+      await agent.close();
+      await proxy.close();
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("createGuardedMcpProxy: the tools' input schemas", () => {

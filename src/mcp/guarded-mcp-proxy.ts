@@ -447,6 +447,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   const guardContent = o.guardContent ?? true;
   const hideDenied = o.hideDeniedTools ?? true;
   const prefix = o.toolPrefix ?? "";
+  const ownsUpstream = !isTransport(options.upstream);
   const upstream: Transport = isTransport(options.upstream)
     ? options.upstream
     : rawStdio(
@@ -600,6 +601,16 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     await toolSchemas.fetching;
     return toolSchemas.schemas.get(tool);
   };
+
+  /**
+   * A forwarded call's arguments as its trajectory step keeps them: frozen, and held by nothing that can
+   * change them. They are the proxy's own objects already (the front door's JSON form, or the real-path
+   * rewrite of it), so when the proxy started the upstream itself (a stdio transport, which serialises
+   * what it sends and keeps nothing) they are frozen where they are; an upstream transport the caller gave
+   * may keep what it receives and change it, so its calls are copied first.
+   */
+  const trajectoryArgs = <T>(args: T): T =>
+    ownsUpstream ? freezeDeep({ value: args, maxNodes: MAX_FROZEN_NODES }) : frozenCopy(args);
 
   /** The proxy's own checks' trust: it built the call from the protocol message it forwards. */
   const trust = { contextFacts: true };
@@ -807,7 +818,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       } else {
         // What was checked is what is forwarded: the real paths when they were resolved; every other
         // field of params (`_meta`, `task`) as it came.
-        entry.step = remember({ action: decided.checkedAs, args: frozenCopy(args) });
+        entry.step = remember({ action: decided.checkedAs, args: trajectoryArgs(args) });
         relay(
           entry,
           {
@@ -843,7 +854,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
           error: errorBody(refusal({ label: call.label, decision, ...(reason ? { reason } : {}) })),
         });
       } else {
-        entry.step = remember({ action: decided.checkedAs, args: frozenCopy(call.args) });
+        entry.step = remember({ action: decided.checkedAs, args: trajectoryArgs(call.args) });
         relay(entry, { jsonrpc: "2.0", method: call.method, params: call.params }, true);
       }
     }
