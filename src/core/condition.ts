@@ -380,8 +380,8 @@ export class PreparedFacts {
   readonly base: string | undefined;
   /** The call's arguments, read once (every comparison of the check starts from them). */
   readonly args: unknown;
-  /** The canonical-form cache's key for this check's options (case folding, base). */
-  private readonly formOptions: string;
+  /** The canonical-form cache's key for this check's options (case folding, base), once a form is asked. */
+  private formOptions: string | undefined;
   private leavesCache: ArgLeaves | undefined;
   private leafIndex: Map<string, ArgLeaf> | undefined;
 
@@ -393,7 +393,6 @@ export class PreparedFacts {
     const cwd = valueAt(facts, CWD_FIELD);
     this.base = scope.paths?.base ?? (typeof cwd === "string" && cwd.startsWith("/") ? cwd : undefined);
     this.args = valueAt(facts, ARGS_FIELD);
-    this.formOptions = `${this.caseFold ? 1 : 0}\u0000${this.base ?? ""}`;
   }
 
   leaves(): ArgLeaves {
@@ -423,6 +422,7 @@ export class PreparedFacts {
       };
     }
     if (value.length > MAX_CACHED_VALUE) return canonicalise(kind, value, this.caseFold, this.base);
+    this.formOptions ??= `${this.caseFold ? 1 : 0}\u0000${this.base ?? ""}`;
     const forms = formsFor(this.formOptions, kind);
     let result = forms.get(value);
     if (!result) {
@@ -1095,7 +1095,11 @@ interface PathResults {
 const pathResults = new WeakMap<Comparison, PathResults>();
 const MAX_PATH_RESULTS = 1024;
 
-function pathResultsFor(c: Comparison, options: string): Map<string, boolean> {
+/** The comparison's results for one options key, with the record that counts them all. */
+function pathResultsFor(
+  c: Comparison,
+  options: string,
+): { results: PathResults; byPath: Map<string, boolean> } {
   let results = pathResults.get(c);
   if (!results || results.count >= MAX_PATH_RESULTS) {
     results = { byOptions: new Map(), count: 0 };
@@ -1106,7 +1110,7 @@ function pathResultsFor(c: Comparison, options: string): Map<string, boolean> {
     byPath = new Map();
     results.byOptions.set(options, byPath);
   }
-  return byPath;
+  return { results, byPath };
 }
 
 function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolean): boolean {
@@ -1114,7 +1118,7 @@ function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolea
   const resolved = c.op === "pathWithin" ? resolveRoots(c.value, pf) : undefined;
   const rootList = resolved && "roots" in resolved ? resolved.roots : [];
   const contextual = c.op === "pathWithin" && hasContextRoot(c.value) ? rootList.join("\u0001") : "";
-  const byPath = pathResultsFor(
+  const { results, byPath } = pathResultsFor(
     c,
     `${pf.caseFold ? 1 : 0}${fold ? 1 : 0}\u0000${pf.base ?? ""}\u0000${contextual}`,
   );
@@ -1131,8 +1135,7 @@ function testPathOp(c: Comparison, pf: PreparedFacts, path: string, fold: boolea
         : pathMatches({ path, globs: asList(c.value) as string[], caseFold: fold });
     if (path.length <= MAX_CACHED_VALUE) {
       byPath.set(path, result);
-      const results = pathResults.get(c);
-      if (results) results.count++;
+      results.count++;
     }
   }
   return result;
