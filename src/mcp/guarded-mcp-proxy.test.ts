@@ -13,7 +13,7 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { allowDecision, type Decision, denyDecision } from "../core/decision.js";
 import { WardenError } from "../core/errors.js";
@@ -74,12 +74,6 @@ interface Rig {
   subjects: Subject[];
   events: DecisionEvent[];
 }
-
-/** This process's environment, for a child that needs what it has (tsx, PATH). */
-const inheritedEnvironment = (): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
-  );
 
 let rig: Rig | undefined;
 afterEach(async () => {
@@ -422,6 +416,8 @@ describe("createGuardedMcpProxy", () => {
   it("with an upstream it starts itself (stdio), keeps the forwarded arguments frozen, as sent, apart from the agent's", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-proxy-stdio-"));
     const log = join(dir, "calls.jsonl");
+    // The upstream inherits this process's environment (the proxy's default), the fixture's log included.
+    vi.stubEnv("FAKE_UPSTREAM_LOG", log);
     const handle = await createEngine({ engine: "compiled" });
     const subjects: Subject[] = [];
     const engine: Engine = {
@@ -435,7 +431,6 @@ describe("createGuardedMcpProxy", () => {
       upstream: {
         command: process.execPath,
         args: ["--import", "tsx", fileURLToPath(new URL("./stdio-upstream.fixture.ts", import.meta.url))],
-        env: { ...inheritedEnvironment(), FAKE_UPSTREAM_LOG: log },
       },
       policy,
       engine,
@@ -471,6 +466,7 @@ describe("createGuardedMcpProxy", () => {
       await agent.close();
       await proxy.close();
       await handle.close();
+      vi.unstubAllEnvs();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
