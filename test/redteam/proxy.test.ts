@@ -482,31 +482,26 @@ describe("proxy: an in-process agent's argument values that JSON writes as somet
     ["a String object", new String("/etc/shadow")],
     ["an object with toJSON", { toJSON: () => "/etc/shadow" }],
   ];
-  it.each(values)("refuses a path given as %s and forwards nothing", async (_, value) => {
-    const { agent, forwarded } = await setUp(
+  /** A proxy whose policy refuses a call when `field` is a path under /etc, and allows every other. */
+  const noEtc = (field: string) =>
+    setUp(
       policyWith({
         toolRules: denyElseAllow({
           id: "no-etc",
           message: "Nothing under /etc",
-          when: { field: "args:path", op: "pathWithin", value: "/etc" },
+          when: { field, op: "pathWithin", value: "/etc" },
         }),
       }),
     );
+  it.each(values)("refuses a path given as %s and forwards nothing", async (_, value) => {
+    const { agent, forwarded } = await noEtc("args:path");
     const result = await agent.callTool({ name: "read_file", arguments: { path: value } });
     expect(result.isError).toBe(true);
     expect(forwarded).toEqual([]);
   });
 
   it.each(values)("refuses a prompt argument path given as %s and forwards nothing", async (_, value) => {
-    const { agent, forwarded } = await setUp(
-      policyWith({
-        toolRules: denyElseAllow({
-          id: "no-etc",
-          message: "Nothing under /etc",
-          when: { field: "args.arguments.path", op: "pathWithin", value: "/etc" },
-        }),
-      }),
-    );
+    const { agent, forwarded } = await noEtc("args.arguments.path");
     // The SDK client types prompt arguments as strings; an in-process agent can still hand over objects.
     const args = { path: value } as unknown as Record<string, string>;
     await expect(agent.getPrompt({ name: "summarise", arguments: args })).rejects.toThrow(
