@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createGuard } from "../../src/guard.js";
-import { expectRefused, type InlinePolicy, useGuardPool } from "./redteam.fixture.js";
+import { expectAllowed, expectRefused, type InlinePolicy, useGuardPool } from "./redteam.fixture.js";
 
 const pool = useGuardPool();
 
@@ -82,6 +82,42 @@ describe("red team: tool names across providers", () => {
     }
     for (let i = 0; i < 1100; i++) await guard.checkToolCall({ name: `tool.n${i}`, arguments: {} });
     expectRefused(await guard.checkToolCall({ name: "disk.wipe", arguments: {} }), "after the flood");
+  });
+
+  it("a deny written as a condition on the name holds for every spelling, whichever name was worked out first", async () => {
+    // Conditions on `tool`/`name` are worked out once per name (conditionForName): an allowed name seen
+    // first, a flood of names, or a spelling of the denied one must never carry an answer to another.
+    const guard = await pool.get({
+      name: "redteam-name-condition",
+      rules: {
+        toolDefault: "allow",
+        vocabulary: { actions: ["files.read", "files.write", "files.delete"] },
+        toolRules: [
+          {
+            id: "tool.no-writes",
+            tool: "*",
+            effect: "deny",
+            message: "nothing is written",
+            when: { field: "tool", op: "in", value: ["files.write", "files.delete"] },
+          },
+          {
+            id: "tool.reads",
+            tool: "*",
+            effect: "allow",
+            message: "reads are fine",
+            when: { not: { field: "name", op: "matches", value: "(write|delete)" } },
+          },
+        ],
+      },
+    });
+    const writes = ["files.write", "FILES.WRITE", "Files.Delete", "files_write", "FILES_DELETE"];
+    for (let round = 0; round < 2; round++) {
+      expectAllowed(await guard.checkToolCall({ name: "files.read", arguments: {} }), `read, round ${round}`);
+      for (const name of writes) {
+        expectRefused(await guard.checkToolCall({ name, arguments: {} }), `${name}, round ${round}`);
+      }
+      for (let i = 0; i < 1100; i++) await guard.checkToolCall({ name: `files.n${i}`, arguments: {} });
+    }
   });
 
   it("caller context cannot replace the call being checked", async () => {
