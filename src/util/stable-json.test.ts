@@ -7,16 +7,19 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stableStringify } from "./stable-json.js";
 
-/** The reference: a deep copy with every object's keys sorted, then JSON.stringify. */
+/**
+ * The reference: a deep copy with every object's keys sorted, then JSON.stringify. Built from entries, so
+ * an own "__proto__" key (JSON.parse makes one) stays a key of the copy rather than setting its prototype.
+ */
 function referenceSort(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(referenceSort);
   if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
+    const entries: [string, unknown][] = [];
     for (const key of Object.keys(value as object).sort()) {
       const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = referenceSort(v);
+      if (v !== undefined) entries.push([key, referenceSort(v)]);
     }
-    return out;
+    return Object.fromEntries(entries);
   }
   return value;
 }
@@ -47,6 +50,7 @@ const cases: Record<string, unknown> = {
   scalars: "text",
   null: null,
   "unicode keys": { é: 1, e: 2, "\u{1F600}": 3, Z: 4 },
+  "an own __proto__ key": JSON.parse('{"b":1,"__proto__":{"y":1,"x":2},"a":null}'),
 };
 
 describe("stableStringify", () => {

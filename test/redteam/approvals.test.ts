@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Decision } from "../../src/core/decision.js";
+import { canonicalSubject, subjectDigest } from "../../src/core/subject-digest.js";
 import { readApprovalAnswer } from "../../src/mcp/elicit-approval.js";
 import { openStore } from "../../src/runtime/default-store.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
@@ -183,6 +184,22 @@ describe("red team: approvals", () => {
     });
     expect(rebound.status).toBe(403);
     expect((await store.getApproval({ id: asked.approval!.id }))?.status).toBe("pending");
+  });
+
+  it("an approval's question names every own key: an extra own __proto__ argument is another question", () => {
+    // JSON from the wire makes "__proto__" an own key. Canonical JSON once dropped it when it sorted an
+    // object (assignment set the copy's prototype instead), so a call carrying it had the digest of the
+    // approved call without it, and the audit row did not show it.
+    const approved = {
+      input: "",
+      output: "",
+      context: { toolCalls: [{ name: "run", arguments: { b: 1, a: 1 } }] },
+    };
+    const laundered = JSON.parse(
+      '{"input":"","output":"","context":{"toolCalls":[{"name":"run","arguments":{"b":1,"a":1,"__proto__":{"isAdmin":true}}}]}}',
+    );
+    expect(subjectDigest({ subject: laundered })).not.toBe(subjectDigest({ subject: approved }));
+    expect(canonicalSubject({ subject: laundered })).toContain('"__proto__":{"isAdmin":true}');
   });
 
   it("MCP elicitation: only approve === true approves", () => {
