@@ -35,12 +35,14 @@ function sortKeys(value: unknown): unknown {
     const children = keys.map((key) => sortKeys(record[key]));
     if (isPlain(record) && inOrderAndUnchanged({ record, keys, children })) return record;
     const byKey = new Map(keys.map((key, i) => [key, children[i]]));
-    const out: Record<string, unknown> = {};
+    const entries: [string, unknown][] = [];
     for (const key of keys.sort()) {
       const v = byKey.get(key);
-      if (v !== undefined) out[key] = v;
+      if (v !== undefined) entries.push([key, v]);
     }
-    return out;
+    // fromEntries, not assignment: an own "__proto__" key stays a key (assigning it set the copy's
+    // prototype, so the key and its value vanished from the text and from every digest of it).
+    return Object.fromEntries(entries);
   }
   return value;
 }
