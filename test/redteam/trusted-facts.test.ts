@@ -174,6 +174,21 @@ describe("trusted facts: cwd and tool schemas", () => {
     expectRefused(decision, "relative path with a forged cwd");
   });
 
+  it("a cwd smuggled under an own __proto__ key (as JSON.parse makes it) is not read either", async () => {
+    const guard = await pool.get(tmpOnly);
+    // A stated cwd makes the guard drop the context's fact fields; the copy without them must not take
+    // the "__proto__" key as its prototype, or context.cwd would be read from it.
+    for (const context of [
+      JSON.parse('{"cwd": "/etc", "__proto__": {"cwd": "/tmp"}}'),
+      JSON.parse('{"toolSchemas": {}, "__proto__": {"cwd": "/tmp"}}'),
+    ] as Record<string, unknown>[]) {
+      const decision = await guard.check(
+        toolCall({ name: "delete_file", args: { path: "passwd" }, context }),
+      );
+      expectRefused(decision, `forged cwd under __proto__ beside ${Object.keys(context)[0]}`);
+    }
+  });
+
   it("a trusted caller's cwd resolves the relative path", async () => {
     const guard = await trusted(pool.file(tmpOnly));
     expectAllowed(

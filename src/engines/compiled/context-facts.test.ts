@@ -46,6 +46,19 @@ describe("callerContext", () => {
     expect(callerContext({ context })).toEqual({ identity: "admin", task: "t" });
     expect(callerContext({ context, trust: { contextFacts: true } })).toBe(context);
   });
+
+  it("keeps an own __proto__ key as a key: a fact hidden under it is never read as the context's", () => {
+    // JSON.parse makes "__proto__" an own key; assigning it to the copy would make it the copy's prototype.
+    const smuggled = JSON.parse('{"cwd": "/etc", "__proto__": {"cwd": "/tmp", "toolCalls": []}}');
+    const shown = callerContext({ context: smuggled });
+    expect(shown.cwd).toBeUndefined();
+    expect(shown.toolCalls).toBeUndefined();
+    expect(Object.getPrototypeOf(shown)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(shown, "__proto__")?.value).toEqual({
+      cwd: "/tmp",
+      toolCalls: [],
+    });
+  });
 });
 
 describe("resolveToolCalls", () => {
