@@ -59,11 +59,11 @@ export function callerContext(options: {
 }): Record<string, unknown> {
   const { context } = options;
   if (trustsContextFacts(options) || suppliedFacts({ context }).length === 0) return context;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(context)) {
-    if (!(CONTEXT_FACT_KEYS as readonly string[]).includes(key)) out[key] = value;
-  }
-  return out;
+  // fromEntries, not assignment: an own "__proto__" key stays a key, never the copy's prototype (from
+  // which context.cwd or context.toolCalls would then be read).
+  return Object.fromEntries(
+    Object.entries(context).filter(([key]) => !(CONTEXT_FACT_KEYS as readonly string[]).includes(key)),
+  );
 }
 
 /** The subject with `callerContext` in place of its context (unchanged when nothing is dropped). */
