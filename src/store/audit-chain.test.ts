@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { stableStringify } from "../util/stable-json.js";
-import { auditRowHash, canonicalAuditRow } from "./audit-chain.js";
-import type { AuditEntry } from "./store.js";
+import { AUDIT_GENESIS_HASH, auditRowHash, canonicalAuditRow, verifyAuditChain } from "./audit-chain.js";
+import type { AuditEntry, Store } from "./store.js";
 
 const row: Omit<AuditEntry, "hash" | "prevHash"> = {
   id: "0190d2a4-5c3b-7e2a-9f1e-2b6c8d4e0a11",
@@ -61,5 +61,49 @@ describe("auditRowHash", () => {
     ]) {
       expect(canonicalAuditRow({ entry })).toBe(stableStringify({ value: entry }));
     }
+  });
+});
+
+describe("verifyAuditChain: a row holding an own __proto__ key", () => {
+  // Before 877010a, canonical JSON dropped an own "__proto__" key from every object it had to sort, so
+  // such a row was hashed without the key. The chain cannot vouch for that key: the row is not verified,
+  // and the reason says why rather than only "edited".
+  const subject = JSON.parse('{"output":"x","args":{"path":"/w/a","__proto__":{"cwd":"/etc"}}}') as unknown;
+  const asHashedThen = { output: "x", args: { path: "/w/a" } };
+  const storeOf = (rows: AuditEntry[], head: AuditEntry): Store =>
+    ({
+      auditHead: async () => ({
+        baseSeq: 0,
+        baseHash: AUDIT_GENESIS_HASH,
+        headSeq: head.seq,
+        headHash: head.hash,
+      }),
+      readAuditChain: async ({ after = 0 }: { after?: number }) => rows.filter((r) => r.seq > after),
+    }) as unknown as Store;
+
+  it("is not verified, and the reason names the key", async () => {
+    const entry = { ...row, seq: 1, subject };
+    const hash = auditRowHash({ prevHash: AUDIT_GENESIS_HASH, entry: { ...entry, subject: asHashedThen } });
+    const stored: AuditEntry = { ...entry, prevHash: AUDIT_GENESIS_HASH, hash };
+    const result = await verifyAuditChain({ store: storeOf([stored], stored) });
+    expect(result.ok).toBe(false);
+    expect(result.problem).toMatchObject({ seq: 1, id: row.id });
+    expect(result.problem?.reason).toMatch(/own "__proto__" key/);
+  });
+
+  it("is verified when it was hashed with the key", async () => {
+    const entry = { ...row, seq: 1, subject };
+    const hash = auditRowHash({ prevHash: AUDIT_GENESIS_HASH, entry });
+    expect(canonicalAuditRow({ entry })).toContain('"__proto__":{"cwd":"/etc"}');
+    const stored: AuditEntry = { ...entry, prevHash: AUDIT_GENESIS_HASH, hash };
+    expect(await verifyAuditChain({ store: storeOf([stored], stored) })).toMatchObject({ ok: true, rows: 1 });
+  });
+
+  it("an edited row without such a key keeps the plain reason", async () => {
+    const entry = { ...row, seq: 1, subject: asHashedThen };
+    const hash = auditRowHash({ prevHash: AUDIT_GENESIS_HASH, entry });
+    const stored: AuditEntry = { ...entry, explanation: "edited", prevHash: AUDIT_GENESIS_HASH, hash };
+    const result = await verifyAuditChain({ store: storeOf([stored], stored) });
+    expect(result.problem?.reason).toBe("its content does not match its hash (the row was edited)");
   });
 });

@@ -72,6 +72,30 @@ export interface AuditVerification {
   problem?: AuditProblem;
 }
 
+/**
+ * Why a row's content does not match its hash. Canonical JSON before 877010a (2026-11-26) left an own
+ * "__proto__" key out of every object it sorted, so a row holding one may have been hashed without it:
+ * the chain cannot vouch for that key either way, and the reason says so rather than only "edited".
+ */
+function mismatchReason(options: { entry: Omit<AuditEntry, "hash" | "prevHash"> }): string {
+  const { rules, subject } = options.entry;
+  return holdsOwnProtoKey({ value: [rules, subject] })
+    ? 'its content does not match its hash: the row was edited, or it holds an own "__proto__" key, which versions before 877010a (2026-11-26) left out of the hash, so the chain cannot vouch for that key'
+    : "its content does not match its hash (the row was edited)";
+}
+
+/** Whether any object in `value` has an own "__proto__" key (walked with a stack: no depth limit). */
+function holdsOwnProtoKey(options: { value: unknown }): boolean {
+  const pending: unknown[] = [options.value];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== "object" || value === null) continue;
+    if (!Array.isArray(value) && Object.hasOwn(value, "__proto__")) return true;
+    for (const child of Object.values(value)) pending.push(child);
+  }
+  return false;
+}
+
 /** Rows read per round trip while verifying. */
 const VERIFY_BATCH = 1000;
 
@@ -111,11 +135,7 @@ export async function verifyAuditChain(options: {
       }
       const { hash, prevHash: _prev, ...content } = row;
       if (auditRowHash({ prevHash: prev, entry: content }) !== hash) {
-        return fail({
-          seq: row.seq,
-          id: row.id,
-          reason: "its content does not match its hash (the row was edited)",
-        });
+        return fail({ seq: row.seq, id: row.id, reason: mismatchReason({ entry: content }) });
       }
       if (options.anchor && options.anchor.seq === row.seq && options.anchor.hash !== hash) {
         return fail({
