@@ -32,6 +32,17 @@ describe("canonical comparison", () => {
     );
   });
 
+  it("arguments compare as JSON carries them (canonical JSON, stable-json.ts)", () => {
+    const call = (args: Record<string, unknown>) => [{ name: "x", args }];
+    // An undefined field is not there at all, as on the wire.
+    expect(sameToolCalls({ a: call({ p: 1, q: undefined }), b: call({ p: 1 }) })).toBe(true);
+    expect(sameToolCalls({ a: call({ p: null }), b: call({ p: undefined }) })).toBe(false);
+    // An own "__proto__" argument is an argument.
+    expect(sameToolCalls({ a: call(JSON.parse('{"p":1,"__proto__":{"q":2}}')), b: call({ p: 1 }) })).toBe(
+      false,
+    );
+  });
+
   it("same tables and columns, case and order aside", () => {
     expect(sameResources({ a: { Patient: ["age", "id"] }, b: { patient: ["ID", "age"] } })).toBe(true);
     expect(sameResources({ a: { patient: ["age"] }, b: { patient: ["age"], lab: [] } })).toBe(false);

@@ -22,6 +22,7 @@
  */
 import type { CheckTrust } from "../../core/caller.js";
 import type { Subject } from "../../core/subject.js";
+import { stableStringify } from "../../util/stable-json.js";
 import { withFields } from "../../util/with-fields.js";
 import { extractToolCalls, type ToolCall } from "./extractors/tool-calls/index.js";
 
@@ -74,18 +75,6 @@ export function withCallerContext(options: { subject: Subject; trust?: CheckTrus
   return context === subject.context ? subject : withFields({ base: subject, fields: { context } });
 }
 
-/** JSON with object keys sorted, so two equal values print alike whatever their key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
 /** Whether two lists name the same calls (name and arguments), whatever their order or wire format. */
 export function sameToolCalls(options: {
   a: readonly Pick<ToolCall, "name" | "args">[];
@@ -101,7 +90,7 @@ export function sameToolCalls(options: {
     return true;
   }
   const key = (calls: readonly Pick<ToolCall, "name" | "args">[]) =>
-    calls.map((c) => canonicalJson({ name: c.name, args: c.args })).sort();
+    calls.map((c) => stableStringify({ value: { name: c.name, args: c.args } })).sort();
   const a = key(options.a);
   const b = key(options.b);
   return a.length === b.length && a.every((k, i) => k === b[i]);
