@@ -1,0 +1,98 @@
+/**
+ * Red team, names that Object.prototype already has: `constructor`, `__proto__`, `toString`,
+ * `hasOwnProperty`. A page, a tool or the agent chooses names (URL query keys, HTML attributes, table
+ * names, argument names); each must read as an ordinary name, never as the prototype's member, and never
+ * make the guard throw instead of deciding. Through createGuard, as a library user calls it.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createGuard } from "../../src/guard.js";
+import { ehrAgentLog, expectAllowed, expectRefused, policyDocument } from "./redteam.fixture.js";
+
+const dir = mkdtempSync(join(tmpdir(), "warden-redteam-prototype-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A web agent that must never open an admin page (a shield policy: a binding on the step's target). */
+const webPolicy = join(dir, "web.json");
+writeFileSync(
+  webPolicy,
+  JSON.stringify(
+    policyDocument({
+      name: "redteam-prototype-web",
+      agent: "web",
+      rules: {
+        predicates: [
+          {
+            name: "opens_admin",
+            kind: "action",
+            description: "goes to an admin page",
+            binding: { kind: "condition", when: { field: "target.path", op: "startsWith", value: "/admin" } },
+          },
+        ],
+        temporalRules: [
+          { id: "web.no-admin", formula: "G(!opens_admin)", description: "Never open admin pages" },
+        ],
+      },
+    }),
+  ),
+);
+
+const NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+const visit = (url: string) => ({
+  input: "buy a lamp",
+  output: "",
+  trajectory: [{ action: "goto", args: { url } }],
+});
+
+describe("URL query keys named like Object.prototype's members (shield step facts)", () => {
+  for (const failMode of ["closed", "open"] as const) {
+    it(`the admin page is refused whatever its query names (failMode ${failMode})`, async () => {
+      const guard = await createGuard({ policy: webPolicy, store: ":memory:", failMode });
+      try {
+        for (const name of NAMES) {
+          const url = `https://shop.test/admin?${name}=1&${name}=2`;
+          expectRefused(await guard.check(visit(url)), url);
+        }
+      } finally {
+        await guard.close();
+      }
+    });
+  }
+
+  it("another page with such query names is decided, and allowed (positive control)", async () => {
+    const guard = await createGuard({ policy: webPolicy, store: ":memory:" });
+    try {
+      expectAllowed(await guard.check(visit("https://shop.test/cart?x=1")), "the cart");
+      for (const name of NAMES) {
+        const url = `https://shop.test/cart?${name}=1#frag?${name}=2`;
+        const decision = await guard.check(visit(url));
+        expectAllowed(decision, url);
+        expect(decision.failure).toBeUndefined();
+      }
+    } finally {
+      await guard.close();
+    }
+  });
+});
+
+describe("EHRAgent tables and columns named like Object.prototype's members", () => {
+  it("are not in the schema: undetermined, refused with the reason", async () => {
+    const guard = await createGuard({ policy: "eicu-ac", store: ":memory:" });
+    try {
+      for (const code of [
+        'd = LoadDB("constructor")\nanswer = len(d)',
+        'd = LoadDB("__proto__")\nanswer = len(d)',
+        'd = LoadDB("patient")\nanswer = d["constructor"]',
+        'r = SQLInterpreter("select x from constructor")\nanswer = r',
+      ]) {
+        const decision = await guard.check(ehrAgentLog({ role: "nursing", code }));
+        expectRefused(decision, code);
+        expect(decision.failure?.code, code).toBe("EXTRACTION_FAILED");
+      }
+    } finally {
+      await guard.close();
+    }
+  });
+});
