@@ -32,6 +32,17 @@ describe("urlParts", () => {
     expect(urlParts({ url: "forum.gitlab.com" }).base).toBe("forum.gitlab.com");
     expect(urlParts({ url: undefined }).base).toBe("");
   });
+
+  it("keeps query keys named like Object.prototype's members as own keys, repeats in order", () => {
+    const { query } = urlParts({
+      url: "https://a.test/x?__proto__=1&constructor=2&toString=3&__proto__=4#/r?constructor=5",
+    });
+    expect(Object.keys(query)).toEqual(["__proto__", "constructor", "toString"]);
+    expect(Object.getPrototypeOf(query)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(query, "__proto__")?.value).toEqual(["1", "4"]);
+    expect(Object.getOwnPropertyDescriptor(query, "constructor")?.value).toEqual(["2", "5"]);
+    expect(Object.getOwnPropertyDescriptor(query, "toString")?.value).toEqual(["3"]);
+  });
 });
 
 describe("buildStepFacts", () => {

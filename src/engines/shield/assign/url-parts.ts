@@ -25,12 +25,15 @@ function decode(text: string): string {
   }
 }
 
-function addQuery(query: Record<string, string[]>, search: string): void {
-  const params = new URLSearchParams(search);
-  for (const [k, v] of params) {
-    const list = query[k] ?? [];
-    list.push(v);
-    query[k] = list;
+/**
+ * Adds the parameters of `search` to `query`. A Map, not a plain object: a page chooses the keys, and
+ * `constructor`, `__proto__` or `toString` must be keys like any other, not Object.prototype's members.
+ */
+function addQuery(query: Map<string, string[]>, search: string): void {
+  for (const [k, v] of new URLSearchParams(search)) {
+    const list = query.get(k);
+    if (list) list.push(v);
+    else query.set(k, [v]);
   }
 }
 
@@ -64,10 +67,12 @@ export function urlParts(options: { url: string | undefined }): UrlParts {
     // Credentials in the authority are not part of where the agent went.
     host = host.replace(/^[^@]*@/, "").toLowerCase();
   }
-  const query: Record<string, string[]> = {};
-  addQuery(query, search);
+  const params = new Map<string, string[]>();
+  addQuery(params, search);
   const fragmentQuery = fragment.indexOf("?");
-  if (fragmentQuery >= 0) addQuery(query, fragment.slice(fragmentQuery + 1));
+  if (fragmentQuery >= 0) addQuery(params, fragment.slice(fragmentQuery + 1));
+  // fromEntries defines each key as an own property (assignment would set the prototype for "__proto__").
+  const query: Record<string, string[]> = Object.fromEntries(params);
   let base = decode(host + path + (hashAt >= 0 ? `#${fragment}` : ""));
   while (base.endsWith("/")) base = base.slice(0, -1);
   return { href, host, path: decode(path), fragment: decode(fragment), base, query };
