@@ -348,6 +348,31 @@ describe("selectors", () => {
     expect(tri({ field: "args", op: "exists" }, f).value).toBe(true);
   });
 
+  it("every other field (context, a step's facts) reads own properties only too", () => {
+    // A context that inherits cwd (as a copy that assigned an own "__proto__" key once made one) has no cwd.
+    const inherited = Object.create({ cwd: "/tmp", role: "admin" }) as Record<string, unknown>;
+    inherited.task = "t";
+    const f = { tool: "t", args: {}, context: inherited, target: { query: {} } };
+    for (const field of [
+      "context.cwd",
+      "context.role",
+      "context.constructor",
+      "target.query.constructor",
+      "target.query.__proto__",
+      "context.task.length",
+    ]) {
+      expect(tri({ field, op: "exists" }, f).value, field).toBe(false);
+    }
+    expect(tri({ field: "context.task", op: "eq", value: "t" }, f).value).toBe(true);
+    const own = {
+      tool: "t",
+      args: {},
+      target: { query: JSON.parse('{"constructor":["1"],"__proto__":["2"]}') },
+    };
+    expect(tri({ field: "target.query.constructor", op: "contains", value: "1" }, own).value).toBe(true);
+    expect(tri({ field: "target.query.__proto__", op: "contains", value: "2" }, own).value).toBe(true);
+  });
+
   it("tool, name and context read the call and its caller raw", () => {
     const f = { tool: "fs.read", name: "fs.read", args: {}, context: { identity: { role: "admin" } } };
     expect(tri({ field: "context.identity.role", op: "eq", value: "admin" }, f).value).toBe(true);

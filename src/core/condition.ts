@@ -270,14 +270,15 @@ export function getPath(facts: unknown, path: string): unknown {
   return valueAt(facts, path.split("."));
 }
 
-/** `getPath` over a field already split (parsed fields keep their segments, so no split per check). */
+/**
+ * `getPath` over a field already split (parsed fields keep their segments, so no split per check), through
+ * own properties only: a field named like one of Object.prototype's members (`constructor`, `toString`,
+ * `__proto__`) is absent unless the facts hold it, and an object's prototype (set by a copy that assigned
+ * an own "__proto__" key) can never supply a fact such as `context.cwd`.
+ */
 function valueAt(facts: unknown, segments: readonly string[]): unknown {
-  let current: unknown = facts;
-  for (const key of segments) {
-    if (current === null || current === undefined || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
+  const value = ownValueAt(facts, segments);
+  return value === ABSENT ? undefined : value;
 }
 
 /** What `ownValueAt` returns when a segment is not an own property: distinct from a value `undefined`. */
