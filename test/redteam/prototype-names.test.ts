@@ -77,6 +77,77 @@ describe("URL query keys named like Object.prototype's members (shield step fact
   });
 });
 
+/** The same agent must not go on from a page that shows a warning (a shield detector on the page's HTML). */
+const pagePolicy = join(dir, "page.json");
+writeFileSync(
+  pagePolicy,
+  JSON.stringify(
+    policyDocument({
+      name: "redteam-prototype-page",
+      agent: "web",
+      rules: {
+        predicates: [
+          {
+            name: "clicks",
+            kind: "action",
+            description: "clicks on the page",
+            binding: { kind: "condition", when: { field: "actionType", op: "eq", value: "click" } },
+          },
+          {
+            name: "page_warns",
+            kind: "state",
+            description: "the page shows a security warning",
+            binding: {
+              kind: "detector",
+              detector: "program-html",
+              params: {
+                locator: "document.querySelector('.warning').textContent",
+                required: { must_include: ["danger"] },
+              },
+            },
+          },
+        ],
+        temporalRules: [
+          {
+            id: "web.heed-warnings",
+            formula: "G(clicks -> !page_warns)",
+            description: "Do not click on past a warning",
+          },
+        ],
+      },
+    }),
+  ),
+);
+
+describe("HTML tags, attributes and entities named like Object.prototype's members (shield detectors)", () => {
+  const page = (body: string) => ({
+    input: "buy a lamp",
+    output: "",
+    trajectory: [{ action: "click", args: { bid: "12" }, observation: `<html><body>${body}</body></html>` }],
+  });
+  const decoys = '<ul><constructor constructor="x">a &constructor; &__proto__;</constructor><li>b</li></ul>';
+
+  it("a warning beside such names is still seen: refused", async () => {
+    const guard = await createGuard({ policy: pagePolicy, store: ":memory:" });
+    try {
+      expectRefused(await guard.check(page(`${decoys}<p class="warning">danger ahead</p>`)), "warning page");
+    } finally {
+      await guard.close();
+    }
+  });
+
+  it("a page with such names and no warning is decided, and allowed (positive control)", async () => {
+    const guard = await createGuard({ policy: pagePolicy, store: ":memory:" });
+    try {
+      const decision = await guard.check(page(`${decoys}<p class="warning">all fine</p>`));
+      expectAllowed(decision, "page without a warning");
+      expect(decision.failure).toBeUndefined();
+    } finally {
+      await guard.close();
+    }
+  });
+});
+
 describe("EHRAgent tables and columns named like Object.prototype's members", () => {
   it("are not in the schema: undetermined, refused with the reason", async () => {
     const guard = await createGuard({ policy: "eicu-ac", store: ":memory:" });
