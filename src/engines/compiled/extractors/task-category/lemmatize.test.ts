@@ -73,3 +73,16 @@ describe("lemmatiser", () => {
     );
   });
 });
+
+describe("lemmatiser: words named like Object.prototype's members", () => {
+  it("are words: every lemma is a string, and no table answers for them", () => {
+    for (const word of ["constructor", "__proto__", "toString", "valueOf", "hasOwnProperty"]) {
+      for (const pos of ["noun", "verb"] as const) {
+        expect(typeof lemmatize({ word, pos }), `${word} ${pos}`).toBe("string");
+      }
+      expect(nounLemmas({ word }).every((l) => typeof l === "string")).toBe(true);
+      expect(verbLemmas({ word }).every((l) => typeof l === "string")).toBe(true);
+    }
+    expect(lemmatize({ word: "constructor", pos: "verb" })).toBe("constructor");
+  });
+});

@@ -4,8 +4,9 @@
  * the matcher can pick the candidate its vocabulary knows; `lemmatize` picks one when a single answer
  * is wanted.
  */
+import { ownTable } from "../../../../util/own-table.js";
 
-const IRREGULAR_NOUNS: Record<string, string> = {
+const IRREGULAR_NOUNS: Readonly<Record<string, string>> = ownTable({
   people: "person",
   children: "child",
   men: "man",
@@ -25,7 +26,7 @@ const IRREGULAR_NOUNS: Record<string, string> = {
   buses: "bus",
   gases: "gas",
   criteria: "criterion",
-};
+});
 
 /** Words ending in -s that are not plurals. */
 const NOT_PLURAL = new Set([
@@ -100,7 +101,7 @@ const IE_NOUNS = new Set([
   "sweetie",
 ]);
 
-const IRREGULAR_VERBS: Record<string, string> = {
+const IRREGULAR_VERBS: Readonly<Record<string, string>> = ownTable({
   bought: "buy",
   found: "find",
   flew: "fly",
@@ -158,7 +159,7 @@ const IRREGULAR_VERBS: Record<string, string> = {
   listened: "listen",
   hired: "hire",
   leased: "lease",
-};
+});
 
 const VOWELS = new Set(["a", "e", "i", "o", "u"]);
 const isConsonant = (ch: string | undefined) => ch !== undefined && /[a-z]/.test(ch) && !VOWELS.has(ch);

@@ -5,6 +5,7 @@
  * word means something else ("car seat", "video game", "flight of stairs", "near the hotel").
  * It is written for vocabulary, not for particular tasks: extend a group rather than add a sentence.
  */
+import { ownTable } from "../../../../util/own-table.js";
 
 export interface TermEntry {
   /** Word or phrase, nouns in the singular, words separated by spaces. */
@@ -183,7 +184,7 @@ export const CONCEPTS: Record<string, (string | TermEntry)[]> = {
  * Verbs that go with a concept without being any rule's action ("watch" a film, "listen to" a song,
  * "stay" at an inn): they support an ambiguous term ("episode", "radio", "suite") up to medium.
  */
-export const CONCEPT_VERBS: Record<string, string[]> = {
+export const CONCEPT_VERBS: Readonly<Record<string, string[]>> = ownTable({
   movie: ["watch", "stream", "download", "rent", "play"],
   video: ["watch", "stream", "download", "upload", "play"],
   music: ["listen", "play", "stream", "download"],
@@ -193,7 +194,7 @@ export const CONCEPT_VERBS: Record<string, string[]> = {
   car: ["drive", "lease", "finance"],
   truck: ["drive", "lease"],
   cart: ["checkout", "pay"],
-};
+});
 
 /** Verbs that stand in for one another in a task. A rule verb gets its whole group. */
 export const VERB_GROUPS: string[][] = [
@@ -228,7 +229,7 @@ export const VERB_GROUPS: string[][] = [
 ];
 
 /** Nouns that name an action: "car rental" is renting a car, wherever the noun stands. */
-export const NOMINALIZATIONS: Record<string, string> = {
+export const NOMINALIZATIONS: Readonly<Record<string, string>> = ownTable({
   rental: "rent",
   renting: "rent",
   lease: "lease",
@@ -247,7 +248,7 @@ export const NOMINALIZATIONS: Record<string, string> = {
   browsing: "browse",
   comparison: "compare",
   streaming: "stream",
-};
+});
 
 /** Nouns after a category word that leave it the topic of the task ("flight deals", "car rentals"). */
 export const TASK_NOUNS = new Set([

@@ -5,6 +5,7 @@
  * no CSS applies, and malformed markup is repaired by simple rules (void elements, implied end tags of
  * p/li/option/tr/td, unknown end tags ignored).
  */
+import { ownTable } from "../../../../util/own-table.js";
 
 export interface HtmlText {
   type: "text";
@@ -41,7 +42,7 @@ const VOID = new Set([
 ]);
 const RAW_TEXT = new Set(["script", "style", "textarea", "title"]);
 /** Opening one of these closes an open element of the listed kinds (HTML's implied end tags). */
-const IMPLIED_CLOSE: Record<string, readonly string[]> = {
+const IMPLIED_CLOSE: Readonly<Record<string, readonly string[]>> = ownTable({
   p: ["p"],
   li: ["li"],
   option: ["option"],
@@ -51,9 +52,9 @@ const IMPLIED_CLOSE: Record<string, readonly string[]> = {
   th: ["td", "th"],
   dt: ["dt", "dd"],
   dd: ["dt", "dd"],
-};
+});
 
-const NAMED_ENTITIES: Record<string, string> = {
+const NAMED_ENTITIES: Readonly<Record<string, string>> = ownTable({
   amp: "&",
   lt: "<",
   gt: ">",
@@ -67,7 +68,7 @@ const NAMED_ENTITIES: Record<string, string> = {
   ndash: "\u2013",
   laquo: "\u00ab",
   raquo: "\u00bb",
-};
+});
 
 export function decodeEntities(options: { text: string }): string {
   return options.text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, body: string) => {
@@ -83,7 +84,9 @@ export function decodeEntities(options: { text: string }): string {
 const ATTR = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
 
 function parseAttrs(text: string): Record<string, string> {
-  const attrs: Record<string, string> = {};
+  // No prototype: a page names the attributes, and `constructor` or `__proto__` must be attributes like any
+  // other (kept when written, absent otherwise), not Object.prototype's members.
+  const attrs = Object.create(null) as Record<string, string>;
   for (const m of text.matchAll(ATTR)) {
     const name = m[1]!.toLowerCase();
     if (name in attrs) continue;
