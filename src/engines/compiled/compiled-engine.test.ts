@@ -115,6 +115,18 @@ describe("compiled engine semantics", () => {
     expect(d.violations[0]?.details?.inaccessible).toEqual({ diagnosis: ["diagnosisname"] });
   });
 
+  it("a trusted caller's table named __proto__ is a table, not the copy's prototype", async () => {
+    // Past the subject schema (which drops such keys), as an engine may be called directly.
+    const resources = JSON.parse('{"patient":["patientunitstayid"],"__proto__":["secret"]}') as unknown;
+    const d = await engine.check({
+      policy: eicu,
+      subject: { input: "Identity: general administration\nQuestion: q", output: "", context: { resources } },
+      trust: { contextFacts: true },
+    });
+    expect(d.allowed).toBe(false);
+    expect(JSON.stringify(d)).toContain("__proto__");
+  });
+
   it("refuses a policy with no compiled rules", async () => {
     const policy = PolicySchema.parse({ name: "text-only", specification: "s", requests: "r" });
     const d = await engine.check({ policy, subject: SubjectSchema.parse({ input: "x", output: "y" }) });
