@@ -11,7 +11,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 export function normaliseInaccessible(value: unknown): Record<string, string[]> | undefined {
   if (!isRecord(value)) return undefined;
-  const out: Record<string, string[]> = {};
+  const out = new Map<string, string[]>();
   for (const [table, columns] of Object.entries(value)) {
     const list = Array.isArray(columns)
       ? columns
@@ -19,9 +19,10 @@ export function normaliseInaccessible(value: unknown): Record<string, string[]> 
         ? columns.split(/\s*,\s*/)
         : [];
     const names = [...new Set(list.map((c) => String(c).trim()).filter((c) => c !== ""))];
-    if (names.length > 0) out[table.trim()] = names;
+    if (names.length > 0) out.set(table.trim(), names);
   }
-  return out;
+  // fromEntries, not assignment: a table named "__proto__" stays a table (assigning it set the prototype).
+  return Object.fromEntries(out);
 }
 
 export function formatInaccessible(inaccessible: Record<string, string[]>): string {

@@ -55,12 +55,13 @@ export function taskText(input: string): string {
 
 function resourcesFromContext(value: unknown): Record<string, string[]> | undefined {
   if (!isRecord(value)) return undefined;
-  const out: Record<string, string[]> = {};
+  const entries: [string, string[]][] = [];
   for (const [table, columns] of Object.entries(value)) {
     if (!Array.isArray(columns)) return undefined;
-    out[table] = columns.map(String);
+    entries.push([table, columns.map(String)]);
   }
-  return out;
+  // fromEntries, not assignment: a table named "__proto__" stays a table (assigning it set the prototype).
+  return Object.fromEntries(entries);
 }
 
 export function extractFacts(options: {
