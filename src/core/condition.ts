@@ -274,24 +274,13 @@ export function getPath(facts: unknown, path: string): unknown {
  * `getPath` over a field already split (parsed fields keep their segments, so no split per check), through
  * own properties only: a field named like one of Object.prototype's members (`constructor`, `toString`,
  * `__proto__`) is absent unless the facts hold it, and an object's prototype (set by a copy that assigned
- * an own "__proto__" key) can never supply a fact such as `context.cwd`.
+ * an own "__proto__" key) can never supply a fact such as `context.cwd`. `selectPath`'s answer for a
+ * field without `*`, without building its lists (one of these runs for every comparison of every check).
  */
-function valueAt(facts: unknown, segments: readonly string[]): unknown {
-  const value = ownValueAt(facts, segments);
-  return value === ABSENT ? undefined : value;
-}
-
-/** What `ownValueAt` returns when a segment is not an own property: distinct from a value `undefined`. */
-const ABSENT: unique symbol = Symbol("absent");
-
-/**
- * The value at `segments` below `root` through own properties only, or ABSENT: `selectPath` for a field
- * without `*`, without building its lists (one of these runs for every comparison of every check).
- */
-function ownValueAt(root: unknown, segments: readonly string[]): unknown {
+function valueAt(root: unknown, segments: readonly string[]): unknown {
   let current = root;
   for (const key of segments) {
-    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return ABSENT;
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return current;
@@ -684,10 +673,8 @@ function select(c: Comparison, pf: PreparedFacts): Selection {
     case "plain":
       return { subjects: [{ raw: valueAt(pf.facts, field.segments), kind: undefined }], multi: false };
     case "raw": {
-      if (!field.multi) {
-        const value = ownValueAt(pf.args, field.segments);
-        return { subjects: [{ raw: value === ABSENT ? undefined : value, kind: undefined }], multi: false };
-      }
+      if (!field.multi)
+        return { subjects: [{ raw: valueAt(pf.args, field.segments), kind: undefined }], multi: false };
       const found = selectPath(pf.args, field.segments);
       return { subjects: found.map((f) => ({ raw: f.value, kind: undefined })), multi: true };
     }
@@ -704,9 +691,8 @@ function select(c: Comparison, pf: PreparedFacts): Selection {
     }
     case "args": {
       if (!field.multi) {
-        // One value at most: selectPath's answer without its lists.
-        const value = ownValueAt(pf.args, field.segments);
-        if (value === ABSENT) return { subjects: [{ raw: undefined, kind: undefined }], multi: false };
+        // One value at most (undefined when absent: subjectAt reads it as missing).
+        const value = valueAt(pf.args, field.segments);
         const expanded = expandArray(c, pf, field.segments, value);
         return expanded
           ? { subjects: expanded, multi: true }
