@@ -18,6 +18,11 @@ import {
 const tri = (condition: Condition, facts: unknown, strictWhen = true, scope = {}) =>
   evaluateConditionTri({ condition, facts, strictWhen, scope });
 
+/** Each field reads as absent over `facts` (`exists` is false). */
+const expectAbsent = (facts: unknown, fields: readonly string[]) => {
+  for (const field of fields) expect(tri({ field, op: "exists" }, facts).value, field).toBe(false);
+};
+
 describe("condition language", () => {
   const facts = {
     action: "send_email",
@@ -332,14 +337,7 @@ describe("selectors", () => {
   it("args and raw.args fields read the call's own properties only, never what objects inherit", () => {
     // Arguments as JSON gives them: an own "__proto__" key is an argument like any other.
     const f = { tool: "t", args: JSON.parse('{"a":{"b":"x"},"__proto__":{"p":"/etc/shadow"},"n":null}') };
-    for (const field of [
-      "args.constructor",
-      "args.a.toString",
-      "raw.args.hasOwnProperty",
-      "args.a.b.length",
-    ]) {
-      expect(tri({ field, op: "exists" }, f).value, field).toBe(false);
-    }
+    expectAbsent(f, ["args.constructor", "args.a.toString", "raw.args.hasOwnProperty", "args.a.b.length"]);
     expect(tri({ field: "args.a.b", op: "eq", value: "x" }, f).value).toBe(true);
     expect(tri({ field: "raw.args.__proto__.p", op: "eq", value: "/etc/shadow" }, f).value).toBe(true);
     expect(tri({ field: "args.__proto__.p", op: "pathWithin", value: "/etc" }, f).value).toBe(true);
@@ -353,16 +351,14 @@ describe("selectors", () => {
     const inherited = Object.create({ cwd: "/tmp", role: "admin" }) as Record<string, unknown>;
     inherited.task = "t";
     const f = { tool: "t", args: {}, context: inherited, target: { query: {} } };
-    for (const field of [
+    expectAbsent(f, [
       "context.cwd",
       "context.role",
       "context.constructor",
       "target.query.constructor",
       "target.query.__proto__",
       "context.task.length",
-    ]) {
-      expect(tri({ field, op: "exists" }, f).value, field).toBe(false);
-    }
+    ]);
     expect(tri({ field: "context.task", op: "eq", value: "t" }, f).value).toBe(true);
     const own = {
       tool: "t",
