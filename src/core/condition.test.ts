@@ -43,6 +43,27 @@ describe("condition language", () => {
     expect(evaluateCondition({ field: "args.missing", op: "lt", value: 100 }, facts)).toBe(false);
   });
 
+  it("leaves unknown a number that parsers read differently, and reads a numeral the strict way", () => {
+    const cap: Comparison = { field: "args.amount", op: "gt", value: 1000 };
+    expect(tri(cap, { args: { amount: "5000abc" } })).toEqual({
+      value: "unknown",
+      unknown: ['args.amount: "5000abc" is not a plain number, and parsers read it differently'],
+    });
+    expect(tri(cap, { args: { amount: [1, 5000] } }).value).toBe("unknown");
+    expect(tri(cap, { args: { amount: "savings" } }).value).toBe(false);
+    // Equality with a number reads numbers; with a text it stays a comparison of texts.
+    expect(tri({ field: "args.id", op: "in", value: [42, "x"] }, { args: { id: "4_2" } }).value).toBe(
+      "unknown",
+    );
+    expect(tri({ field: "args.id", op: "eq", value: "4_2" }, { args: { id: "4_2" } }).value).toBe(true);
+    // "0.5" is 0 to an integer parser: a minimum of 1 applies for a deny rule, and an allow needs both.
+    const minimum: Comparison = { field: "args.n", op: "lt", value: 1 };
+    expect(tri(minimum, { args: { n: "1.5" } }, true).value).toBe(false);
+    expect(tri({ field: "args.n", op: "ge", value: 1 }, { args: { n: "1e-3" } }, false).value).toBe(false);
+    expect(tri({ field: "args.n", op: "ge", value: 1 }, { args: { n: "0.5" } }, true).value).toBe(false);
+    expect(tri({ field: "args.n", op: "le", value: 0 }, { args: { n: "0.5" } }, true).value).toBe(true);
+  });
+
   it("combines with all/any/not and lists the fields it reads", () => {
     const c: Condition = {
       all: [

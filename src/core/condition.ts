@@ -34,6 +34,7 @@ import {
   canonicalPath,
   canonicalUrl,
   type EmailAddress,
+  numberReadings,
   parseShellCommand,
   pathMatches,
   pathWithin,
@@ -776,7 +777,43 @@ function commandText(cmd: ShellCommand): string {
   return [cmd.program, ...cmd.args].join(" ");
 }
 
+const ORDER_OPS = new Set<ComparisonOp>(["lt", "le", "gt", "ge"]);
+const EQUALITY_OPS = new Set<ComparisonOp>(["eq", "ne", "in", "notIn"]);
+const numberComparisons = new WeakMap<Comparison, boolean>();
+
+/** Whether `c` compares numbers: an order, or equality against a number (worked out once per comparison). */
+function comparesNumbers(c: Comparison): boolean {
+  if (ORDER_OPS.has(c.op)) return true;
+  if (!EQUALITY_OPS.has(c.op)) return false;
+  let known = numberComparisons.get(c);
+  if (known === undefined) {
+    known = asList(c.value).some((v) => typeof v === "number");
+    numberComparisons.set(c, known);
+  }
+  return known;
+}
+
+/**
+ * A unit of a comparison of numbers, its readings read as the tool may read numbers (number.ts): a text
+ * that parsers read differently, or a list or object where one number is compared, is unknown.
+ */
+function numericUnit(unit: Unit): Unit {
+  if (!("readings" in unit)) return unit;
+  const readings: unknown[] = [];
+  for (const reading of unit.readings) {
+    const read = numberReadings({ value: reading });
+    if (!read.ok) return { unknown: read.reason };
+    for (const form of read.forms) readings.push(form);
+  }
+  return { readings };
+}
+
 function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
+  const units = readingUnits(c, pf, subject);
+  return comparesNumbers(c) ? units.map(numericUnit) : units;
+}
+
+function readingUnits(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
   const { raw, kind } = subject;
   if ((raw === undefined || raw === null) && (PATH_OPS.has(c.op) || COMMAND_OPS.has(c.op))) {
     // No path or command at all: the op is false (like `startsWith` on a missing value), never unknown.
