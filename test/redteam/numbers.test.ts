@@ -6,7 +6,9 @@
  * ("5_000": Python's int and float, Ruby), other scripts' digits ("５０００", "٥٠٠٠": Python), or a list of
  * amounts. Number() gives NaN, and NaN is neither over nor equal to anything, so the deny never fired
  * and the call was allowed. Each such value must be refused (deny, or undetermined, which fails closed);
- * plain numerals are still read as the numbers they are. Through createGuard, as a library user calls it.
+ * plain numerals are still read as the numbers they are. Flags the same way: a rule that refuses
+ * `args.force eq true` must refuse what the tool reads as true (`1`, `"yes"`, `"on"`, and to JavaScript's
+ * `if` any non-empty text, `"false"` too, or any object). Through createGuard, as a library user calls it.
  */
 import { describe, it } from "vitest";
 import {
@@ -119,5 +121,49 @@ describe("a quantity under the minimum that an integer parser reads lower than N
     for (const quantity of [1, "1", "3", "2.0"]) {
       expectAllowed(await guard.check(order(quantity)), `quantity ${JSON.stringify(quantity)}`);
     }
+  });
+});
+
+const noForce: InlinePolicy = {
+  name: "redteam-booleans-force",
+  rules: {
+    toolRules: denyElseAllow({
+      id: "git.no-force",
+      message: "Force pushes are refused",
+      when: { field: "args.force", op: "eq", value: true },
+    }),
+  },
+};
+
+describe("a flag the policy refuses when true, written as a value the tool reads as true", () => {
+  const push = (force: unknown) => toolCall({ name: "git.push", args: { branch: "main", force } });
+  const truthy: [string, unknown][] = [
+    ["the number 1 (JavaScript's if, Python's bool, pydantic)", 1],
+    ['"yes" (pydantic, YAML, CLI flags)', "yes"],
+    ['"1"', "1"],
+    ['"on"', "on"],
+    ['the text "false", which JavaScript\'s if reads as true', "false"],
+    ["an object (truthy everywhere)", { on: true }],
+    ["an empty list (truthy to JavaScript)", []],
+  ];
+  for (const [what, force] of truthy) {
+    it(`is refused: ${what}`, async () => {
+      const guard = await pool.get(noForce);
+      expectRefused(await guard.check(push(force)), `force ${JSON.stringify(force)}`);
+    });
+  }
+
+  it("true and its spellings are refused, false and an absent flag allowed (controls)", async () => {
+    const guard = await pool.get(noForce);
+    for (const force of [true, "true", "TRUE"]) {
+      expectRefused(await guard.check(push(force)), `force ${JSON.stringify(force)}`);
+    }
+    for (const force of [false, 0, "", null]) {
+      expectAllowed(await guard.check(push(force)), `force ${JSON.stringify(force)}`);
+    }
+    expectAllowed(
+      await guard.check(toolCall({ name: "git.push", args: { branch: "main" } })),
+      "no force argument",
+    );
   });
 });
