@@ -64,6 +64,24 @@ describe("condition language", () => {
     expect(tri({ field: "args.n", op: "le", value: 0 }, { args: { n: "0.5" } }, true).value).toBe(true);
   });
 
+  it("reads a flag compared with a boolean as tools read it, the strict way", () => {
+    const force: Comparison = { field: "args.force", op: "eq", value: true };
+    // A deny rule applies when some reader reads true: 1, "yes", and "false" (true to JavaScript's if).
+    for (const value of [true, "true", 1, "yes", "false", {}]) {
+      expect(tri(force, { args: { force: value } }, true).value, JSON.stringify(value)).toBe(true);
+    }
+    for (const value of [false, 0, "", null]) {
+      expect(tri(force, { args: { force: value } }, true).value, JSON.stringify(value)).toBe(false);
+    }
+    // An allow rule applies only when every reading does: "false" and "no" are not true to every reader.
+    expect(tri(force, { args: { force: "true" } }, false).value).toBe(true);
+    expect(tri(force, { args: { force: "no" } }, false).value).toBe(false);
+    // Without a boolean among the expected values, a text stays a text.
+    expect(
+      tri({ field: "args.force", op: "eq", value: "yes" }, { args: { force: "yes" } }, false).value,
+    ).toBe(true);
+  });
+
   it("combines with all/any/not and lists the fields it reads", () => {
     const c: Condition = {
       all: [

@@ -34,6 +34,7 @@ import {
   canonicalPath,
   canonicalUrl,
   type EmailAddress,
+  flagReadings,
   numberReadings,
   parseShellCommand,
   pathMatches,
@@ -779,38 +780,55 @@ function commandText(cmd: ShellCommand): string {
 
 const ORDER_OPS = new Set<ComparisonOp>(["lt", "le", "gt", "ge"]);
 const EQUALITY_OPS = new Set<ComparisonOp>(["eq", "ne", "in", "notIn"]);
-const numberComparisons = new WeakMap<Comparison, boolean>();
 
-/** Whether `c` compares numbers: an order, or equality against a number (worked out once per comparison). */
-function comparesNumbers(c: Comparison): boolean {
-  if (ORDER_OPS.has(c.op)) return true;
-  if (!EQUALITY_OPS.has(c.op)) return false;
-  let known = numberComparisons.get(c);
+/** What a comparison reads its values as, besides themselves: numbers, truth values, or both. */
+interface ScalarReads {
+  numbers: boolean;
+  flags: boolean;
+}
+const ORDERED: ScalarReads = { numbers: true, flags: false };
+const scalarReads = new WeakMap<Comparison, ScalarReads | null>();
+
+/** An order reads numbers; equality reads numbers against a number and truth values against a boolean. */
+function scalarReadsOf(c: Comparison): ScalarReads | null {
+  if (ORDER_OPS.has(c.op)) return ORDERED;
+  if (!EQUALITY_OPS.has(c.op)) return null;
+  let known = scalarReads.get(c);
   if (known === undefined) {
-    known = asList(c.value).some((v) => typeof v === "number");
-    numberComparisons.set(c, known);
+    const values = asList(c.value);
+    const numbers = values.some((v) => typeof v === "number");
+    const flags = values.some((v) => typeof v === "boolean");
+    known = numbers || flags ? { numbers, flags } : null;
+    scalarReads.set(c, known);
   }
   return known;
 }
 
 /**
- * A unit of a comparison of numbers, its readings read as the tool may read numbers (number.ts): a text
- * that parsers read differently, or a list or object where one number is compared, is unknown.
+ * A unit with its readings read as the tool may read numbers (number.ts) and flags (flag.ts): a text
+ * that parsers read as different numbers, or a list or object where one number is compared, is unknown.
  */
-function numericUnit(unit: Unit): Unit {
+function scalarUnit(reads: ScalarReads, unit: Unit): Unit {
   if (!("readings" in unit)) return unit;
   const readings: unknown[] = [];
   for (const reading of unit.readings) {
-    const read = numberReadings({ value: reading });
-    if (!read.ok) return { unknown: read.reason };
-    for (const form of read.forms) readings.push(form);
+    for (const value of reads.flags ? flagReadings({ value: reading }) : [reading]) {
+      if (!reads.numbers) {
+        readings.push(value);
+        continue;
+      }
+      const read = numberReadings({ value });
+      if (!read.ok) return { unknown: read.reason };
+      for (const form of read.forms) readings.push(form);
+    }
   }
   return { readings };
 }
 
 function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
   const units = readingUnits(c, pf, subject);
-  return comparesNumbers(c) ? units.map(numericUnit) : units;
+  const reads = scalarReadsOf(c);
+  return reads ? units.map((unit) => scalarUnit(reads, unit)) : units;
 }
 
 function readingUnits(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {

@@ -10,6 +10,7 @@ import type { ArgKind, Canonical } from "./types.js";
 import { canonicalUrl, type UrlParts } from "./url.js";
 
 export * from "./email.js";
+export * from "./flag.js";
 export * from "./number.js";
 export * from "./path.js";
 export * from "./shell.js";
