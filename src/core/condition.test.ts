@@ -64,6 +64,19 @@ describe("condition language", () => {
     expect(tri({ field: "args.n", op: "le", value: 0 }, { args: { n: "0.5" } }, true).value).toBe(true);
   });
 
+  it("reads a plain text as tools may read it for comparisons of texts, and a raw field as it is", () => {
+    const admin: Comparison = { field: "args.role", op: "eq", value: "admin" };
+    for (const role of ["admin ", "ａｄｍｉｎ", "ad\u200bmin", "admin\u0000x"]) {
+      expect(tri(admin, { args: { role } }, true).value, JSON.stringify(role)).toBe(true);
+      // An allow rule needs every reading: the spelling itself is not "admin".
+      expect(tri(admin, { args: { role } }, false).value, JSON.stringify(role)).toBe(false);
+      expect(tri({ ...admin, field: "raw.args.role" }, { args: { role } }, true).value).toBe(false);
+    }
+    const roles: Comparison = { field: "args.roles", op: "contains", value: "admin" };
+    expect(tri(roles, { args: { roles: ["viewer", "admin\u200b"] } }, true).value).toBe(true);
+    expect(tri(roles, { args: { roles: ["viewer", "administrator"] } }, true).value).toBe(false);
+  });
+
   it("reads a flag compared with a boolean as tools read it, the strict way", () => {
     const force: Comparison = { field: "args.force", op: "eq", value: true };
     // A deny rule applies when some reader reads true: 1, "yes", and "false" (true to JavaScript's if).

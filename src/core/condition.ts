@@ -35,12 +35,14 @@ import {
   canonicalUrl,
   type EmailAddress,
   flagReadings,
+  listReadings,
   numberReadings,
   parseShellCommand,
   pathMatches,
   pathWithin,
   type ShellCommand,
   shellPipes,
+  textReadings,
   type UrlParts,
 } from "./canonical/index.js";
 import type { Canonical } from "./canonical/types.js";
@@ -376,6 +378,7 @@ export class PreparedFacts {
   private formOptions: string | undefined;
   private leavesCache: ArgLeaves | undefined;
   private leafIndex: Map<string, ArgLeaf> | undefined;
+  private textCache: Map<string, string[]> | undefined;
 
   constructor(facts: unknown, scope: ConditionScope) {
     this.facts = facts;
@@ -423,6 +426,18 @@ export class PreparedFacts {
       formCount++;
     }
     return result;
+  }
+
+  /** A plain text's readings (text.ts); those of a text that is not plain ASCII are kept for the check. */
+  texts(value: string): string[] {
+    const cached = this.textCache?.get(value);
+    if (cached) return cached;
+    const readings = textReadings({ text: value });
+    if (readings.length > 1) {
+      this.textCache ??= new Map();
+      this.textCache.set(value, readings);
+    }
+    return readings;
   }
 
   /** Every data flow between programs of a command line (`shellPipes`), cached like the forms. */
@@ -825,6 +840,31 @@ function scalarUnit(reads: ScalarReads, unit: Unit): Unit {
   return { readings };
 }
 
+const TEXT_OPS = new Set<ComparisonOp>([
+  "eq",
+  "ne",
+  "in",
+  "notIn",
+  "contains",
+  "containsAny",
+  "containsAll",
+  "startsWith",
+  "endsWith",
+  "matches",
+]);
+
+/**
+ * A plain value's readings for a comparison of texts: a text (or, for `contains`, a list of texts) as
+ * tools may read it (text.ts: trimmed, compatibility form, up to a NUL); `raw.` fields are never read
+ * otherwise than as they are, and other values and ops keep the value alone.
+ */
+function plainReadings(c: Comparison, pf: PreparedFacts, raw: unknown): unknown[] {
+  if (!TEXT_OPS.has(c.op) || parseField(c.field).type === "raw") return [raw];
+  if (typeof raw === "string") return pf.texts(raw);
+  if (c.op === "contains" && Array.isArray(raw)) return listReadings({ list: raw });
+  return [raw];
+}
+
 function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
   const units = readingUnits(c, pf, subject);
   const reads = scalarReadsOf(c);
@@ -837,7 +877,7 @@ function readingUnits(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[
     // No path or command at all: the op is false (like `startsWith` on a missing value), never unknown.
     return [{ result: false }];
   }
-  if (kind === undefined) return [{ readings: [raw] }];
+  if (kind === undefined) return [{ readings: plainReadings(c, pf, raw) }];
   if (c.op === "pipesInto") {
     const flows = pf.pipes(subject.line ?? raw);
     if (!flows.ok) return [{ unknown: flows.reason }];

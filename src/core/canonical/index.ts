@@ -14,6 +14,7 @@ export * from "./flag.js";
 export * from "./number.js";
 export * from "./path.js";
 export * from "./shell.js";
+export * from "./text.js";
 export * from "./types.js";
 export * from "./url.js";
 

@@ -1,0 +1,54 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { listReadings, textReadings } from "./text.js";
+
+const read = (text: string) => textReadings({ text });
+
+describe("textReadings", () => {
+  it("reads printable ASCII without spaces at its ends as itself alone", () => {
+    for (const text of ["", "admin", "release/2.0", "a b", "x"]) expect(read(text)).toEqual([text]);
+  });
+
+  it("adds the trimmed text, its compatibility form without invisible characters, and the part before a NUL", () => {
+    expect(read("admin ")).toEqual(["admin ", "admin"]);
+    expect(read("\tadmin")).toEqual(["\tadmin", "admin"]);
+    expect(read("ａｄｍｉｎ")).toEqual(["ａｄｍｉｎ", "admin"]);
+    expect(read("ad\u200bmin")).toEqual(["ad\u200bmin", "admin"]);
+    expect(read("ad\u00admin")).toEqual(["ad\u00admin", "admin"]);
+    expect(read("\u200fadmin")).toEqual(["\u200fadmin", "admin"]);
+    expect(read("admin\u0000x")).toEqual(["admin\u0000x", "admin"]);
+    expect(read(" ａｄ\u200bmin\u0000rest")).toEqual([
+      " ａｄ\u200bmin\u0000rest",
+      "ａｄ\u200bmin\u0000rest",
+      "admin\u0000rest",
+      "admin",
+    ]);
+  });
+
+  it("does not fold accents", () => {
+    expect(read("admín")).toEqual(["admín"]);
+  });
+
+  it("always reads the text itself first, and every reading is trimmed or the text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), (text) => {
+        const readings = read(text);
+        expect(readings[0]).toBe(text);
+        expect(new Set(readings).size).toBe(readings.length);
+        for (const r of readings.slice(1)) expect(r).toBe(r.trim());
+      }),
+    );
+  });
+});
+
+describe("listReadings", () => {
+  it("reads a list of plain texts as itself, and otherwise adds the list under each reader", () => {
+    expect(listReadings({ list: ["admin", 1] })).toEqual([["admin", 1]]);
+    expect(listReadings({ list: ["ａｄｍｉｎ ", 1] })).toEqual([
+      ["ａｄｍｉｎ ", 1],
+      ["ａｄｍｉｎ", 1],
+      ["admin", 1],
+      ["admin", 1],
+    ]);
+  });
+});

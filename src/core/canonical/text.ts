@@ -1,0 +1,59 @@
+/**
+ * The spellings under which a tool may read a plain text argument (a name, a role, a branch: a value that
+ * is not a path, URL, address or command, which have canonical forms of their own), for the comparisons
+ * of texts (`eq`, `in`, `contains`, `startsWith`, `matches`…). A rule that refuses `role eq "admin"` must
+ * refuse the same name as the tool reads it:
+ * - trimmed: form handling, pydantic's strip option and MySQL's PAD SPACE collations drop the spaces
+ *   around it (`"admin "`, `"\tadmin"`, a no-break space);
+ * - in compatibility form without invisible characters (NFKC, Default_Ignorable_Code_Point removed, as
+ *   NFKC_Casefold does): `ａｄｍｉｎ` is `admin` to Django's user names, and a zero-width space, soft hyphen,
+ *   bidi mark or BOM inside a name is dropped by such normalisers and unseen by a human who approves;
+ * - up to a NUL, where a C string ends (`"admin\0x"`).
+ * The text itself is always the first reading, and the condition resolves the readings the strict way (a
+ * deny rule applies when some reading applies it; an allow rule needs every reading). Accents are not
+ * folded (`admín` stays itself).
+ */
+
+/** Printable ASCII with no space at either end: every reader reads it as it is. */
+const PLAIN = /^(?:[\x21-\x7e]|[\x21-\x7e][\x20-\x7e]*[\x21-\x7e])$/;
+
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/** The text as a compatibility normaliser reads it: NFKC, without invisible characters, trimmed. */
+function compatible(text: string): string {
+  return text.normalize("NFKC").replace(IGNORABLE, "").trim();
+}
+
+/** Each reader's reading of a text, the text itself first, without repeats. */
+export function textReadings(options: { text: string }): string[] {
+  const { text } = options;
+  if (text === "" || PLAIN.test(text)) return [text];
+  const readings = [text];
+  const nul = text.indexOf("\u0000");
+  for (const reading of [
+    text.trim(),
+    compatible(text),
+    ...(nul === -1 ? [] : [compatible(text.slice(0, nul))]),
+  ]) {
+    if (!readings.includes(reading)) readings.push(reading);
+  }
+  return readings;
+}
+
+/**
+ * A list's readings for `contains`: the list itself, then the list with each of its texts as one reader
+ * reads it (trimmed, compatible, up to a NUL); the same list when every element reads as it is.
+ */
+export function listReadings(options: { list: readonly unknown[] }): unknown[] {
+  const { list } = options;
+  const readers = [
+    (t: string) => t.trim(),
+    compatible,
+    (t: string) => compatible(t.split("\u0000", 1)[0] as string),
+  ];
+  const readings: unknown[] = [list];
+  if (list.every((item) => typeof item !== "string" || item === "" || PLAIN.test(item))) return readings;
+  for (const read of readers)
+    readings.push(list.map((item) => (typeof item === "string" ? read(item) : item)));
+  return readings;
+}
