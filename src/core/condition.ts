@@ -795,35 +795,48 @@ function commandText(cmd: ShellCommand): string {
 
 const ORDER_OPS = new Set<ComparisonOp>(["lt", "le", "gt", "ge"]);
 const EQUALITY_OPS = new Set<ComparisonOp>(["eq", "ne", "in", "notIn"]);
+const TEXT_OPS = new Set<ComparisonOp>([
+  ...EQUALITY_OPS,
+  "contains",
+  "containsAny",
+  "containsAll",
+  "startsWith",
+  "endsWith",
+  "matches",
+]);
 
-/** What a comparison reads its values as, besides themselves: numbers, truth values, or both. */
-interface ScalarReads {
+/**
+ * How a comparison reads a plain value besides as itself: as a text a tool may respell (text.ts), as a
+ * number (number.ts: orders, and equality against a number), as a truth value (flag.ts: equality against
+ * a boolean). Worked out once per comparison: policies are long-lived and this runs for every value.
+ */
+interface PlainReads {
+  texts: boolean;
   numbers: boolean;
   flags: boolean;
 }
-const ORDERED: ScalarReads = { numbers: true, flags: false };
-const scalarReads = new WeakMap<Comparison, ScalarReads | null>();
+const plainReads = new WeakMap<Comparison, PlainReads>();
 
-/** An order reads numbers; equality reads numbers against a number and truth values against a boolean. */
-function scalarReadsOf(c: Comparison): ScalarReads | null {
-  if (ORDER_OPS.has(c.op)) return ORDERED;
-  if (!EQUALITY_OPS.has(c.op)) return null;
-  let known = scalarReads.get(c);
-  if (known === undefined) {
-    const values = asList(c.value);
-    const numbers = values.some((v) => typeof v === "number");
-    const flags = values.some((v) => typeof v === "boolean");
-    known = numbers || flags ? { numbers, flags } : null;
-    scalarReads.set(c, known);
+function plainReadsOf(c: Comparison): PlainReads {
+  let reads = plainReads.get(c);
+  if (!reads) {
+    const values = EQUALITY_OPS.has(c.op) ? asList(c.value) : [];
+    reads = {
+      // `raw.` fields are never read otherwise than as they are.
+      texts: TEXT_OPS.has(c.op) && parseField(c.field).type !== "raw",
+      numbers: ORDER_OPS.has(c.op) || values.some((v) => typeof v === "number"),
+      flags: values.some((v) => typeof v === "boolean"),
+    };
+    plainReads.set(c, reads);
   }
-  return known;
+  return reads;
 }
 
 /**
- * A unit with its readings read as the tool may read numbers (number.ts) and flags (flag.ts): a text
- * that parsers read as different numbers, or a list or object where one number is compared, is unknown.
+ * A unit with its readings read as the tool may read numbers and flags: a text that parsers read as
+ * different numbers, or a list or object where one number is compared, is unknown.
  */
-function scalarUnit(reads: ScalarReads, unit: Unit): Unit {
+function scalarUnit(reads: PlainReads, unit: Unit): Unit {
   if (!("readings" in unit)) return unit;
   const readings: unknown[] = [];
   for (const reading of unit.readings) {
@@ -840,44 +853,27 @@ function scalarUnit(reads: ScalarReads, unit: Unit): Unit {
   return { readings };
 }
 
-const TEXT_OPS = new Set<ComparisonOp>([
-  "eq",
-  "ne",
-  "in",
-  "notIn",
-  "contains",
-  "containsAny",
-  "containsAll",
-  "startsWith",
-  "endsWith",
-  "matches",
-]);
-
-/**
- * A plain value's readings for a comparison of texts: a text (or, for `contains`, a list of texts) as
- * tools may read it (text.ts: trimmed, compatibility form, up to a NUL); `raw.` fields are never read
- * otherwise than as they are, and other values and ops keep the value alone.
- */
-function plainReadings(c: Comparison, pf: PreparedFacts, raw: unknown): unknown[] {
-  if (!TEXT_OPS.has(c.op) || parseField(c.field).type === "raw") return [raw];
+/** A plain value's readings: a text (or, for `contains`, a list of texts) as tools may read it. */
+function plainReadings(c: Comparison, reads: PlainReads, pf: PreparedFacts, raw: unknown): unknown[] {
+  if (!reads.texts) return [raw];
   if (typeof raw === "string") return pf.texts(raw);
   if (c.op === "contains" && Array.isArray(raw)) return listReadings({ list: raw });
   return [raw];
 }
 
 function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
-  const units = readingUnits(c, pf, subject);
-  const reads = scalarReadsOf(c);
-  return reads ? units.map((unit) => scalarUnit(reads, unit)) : units;
+  const reads = plainReadsOf(c);
+  const units = readingUnits(c, reads, pf, subject);
+  return reads.numbers || reads.flags ? units.map((unit) => scalarUnit(reads, unit)) : units;
 }
 
-function readingUnits(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
+function readingUnits(c: Comparison, reads: PlainReads, pf: PreparedFacts, subject: Subject): Unit[] {
   const { raw, kind } = subject;
   if ((raw === undefined || raw === null) && (PATH_OPS.has(c.op) || COMMAND_OPS.has(c.op))) {
     // No path or command at all: the op is false (like `startsWith` on a missing value), never unknown.
     return [{ result: false }];
   }
-  if (kind === undefined) return [{ readings: plainReadings(c, pf, raw) }];
+  if (kind === undefined) return [{ readings: plainReadings(c, reads, pf, raw) }];
   if (c.op === "pipesInto") {
     const flows = pf.pipes(subject.line ?? raw);
     if (!flows.ok) return [{ unknown: flows.reason }];
