@@ -92,3 +92,31 @@ describe("a refused prefix behind an invisible character or a space", () => {
     }
   });
 });
+
+describe("a refused name inside a list or an object, where one name is compared", () => {
+  const lists: [string, unknown][] = [
+    ['a list of the name (JavaScript\'s == reads ["admin"] as "admin")', ["admin"]],
+    ["a list with the name among others (Python's in)", ["viewer", "admin"]],
+    ["an object keyed by the name (Python's in on a dict)", { admin: true }],
+  ];
+  for (const [what, role] of lists) {
+    it(`is refused: ${what}`, async () => {
+      const guard = await pool.get(noAdmins);
+      const call = toolCall({ name: "users.create", args: { name: "eve", role } });
+      expectRefused(await guard.check(call), `role ${JSON.stringify(role)}`);
+    });
+  }
+
+  it("a branch list that starts with a refused prefix is refused; other lists are allowed", async () => {
+    const guard = await pool.get(noRelease);
+    expectRefused(
+      await guard.check(toolCall({ name: "git.push", args: { branch: ["release/2.0"] } })),
+      "list",
+    );
+    const admins = await pool.get(noAdmins);
+    for (const role of [["viewer"], ["viewer", "editor"]]) {
+      const call = toolCall({ name: "users.create", args: { name: "eve", role } });
+      expectAllowed(await admins.check(call), `role ${JSON.stringify(role)}`);
+    }
+  });
+});
