@@ -75,6 +75,14 @@ describe("condition language", () => {
     const roles: Comparison = { field: "args.roles", op: "contains", value: "admin" };
     expect(tri(roles, { args: { roles: ["viewer", "admin\u200b"] } }, true).value).toBe(true);
     expect(tri(roles, { args: { roles: ["viewer", "administrator"] } }, true).value).toBe(false);
+    // Where one text is compared, a list reads as each of its items and an object is unknown.
+    expect(tri(admin, { args: { role: [["viewer"], "admin "] } }, true).value).toBe(true);
+    expect(tri(admin, { args: { role: ["viewer"] } }, true).value).toBe(false);
+    expect(tri(admin, { args: { role: ["admin"] } }, false).value).toBe(false);
+    expect(tri(admin, { args: { role: { admin: 1 } } }, true)).toEqual({
+      value: "unknown",
+      unknown: ["args.role: an object where one text is compared"],
+    });
   });
 
   it("reads a flag compared with a boolean as tools read it, the strict way", () => {

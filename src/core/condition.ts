@@ -795,15 +795,9 @@ function commandText(cmd: ShellCommand): string {
 
 const ORDER_OPS = new Set<ComparisonOp>(["lt", "le", "gt", "ge"]);
 const EQUALITY_OPS = new Set<ComparisonOp>(["eq", "ne", "in", "notIn"]);
-const TEXT_OPS = new Set<ComparisonOp>([
-  ...EQUALITY_OPS,
-  "contains",
-  "containsAny",
-  "containsAll",
-  "startsWith",
-  "endsWith",
-  "matches",
-]);
+/** Comparisons of one text with the value. */
+const SINGLE_TEXT_OPS = new Set<ComparisonOp>([...EQUALITY_OPS, "startsWith", "endsWith", "matches"]);
+const TEXT_OPS = new Set<ComparisonOp>([...SINGLE_TEXT_OPS, "contains", "containsAny", "containsAll"]);
 
 /**
  * How a comparison reads a plain value besides as itself: as a text a tool may respell (text.ts), as a
@@ -812,6 +806,8 @@ const TEXT_OPS = new Set<ComparisonOp>([
  */
 interface PlainReads {
   texts: boolean;
+  /** A comparison of one text: a list is read as each of its items, an object is unknown. */
+  single: boolean;
   numbers: boolean;
   flags: boolean;
 }
@@ -821,9 +817,14 @@ function plainReadsOf(c: Comparison): PlainReads {
   let reads = plainReads.get(c);
   if (!reads) {
     const values = EQUALITY_OPS.has(c.op) ? asList(c.value) : [];
+    // Equality reads texts against a text; `raw.` fields are never read otherwise than as they are.
+    const texts =
+      TEXT_OPS.has(c.op) &&
+      (!EQUALITY_OPS.has(c.op) || values.some((v) => typeof v === "string")) &&
+      parseField(c.field).type !== "raw";
     reads = {
-      // `raw.` fields are never read otherwise than as they are.
-      texts: TEXT_OPS.has(c.op) && parseField(c.field).type !== "raw",
+      texts,
+      single: texts && SINGLE_TEXT_OPS.has(c.op),
       numbers: ORDER_OPS.has(c.op) || values.some((v) => typeof v === "number"),
       flags: values.some((v) => typeof v === "boolean"),
     };
@@ -853,12 +854,29 @@ function scalarUnit(reads: PlainReads, unit: Unit): Unit {
   return { readings };
 }
 
-/** A plain value's readings: a text (or, for `contains`, a list of texts) as tools may read it. */
-function plainReadings(c: Comparison, reads: PlainReads, pf: PreparedFacts, raw: unknown): unknown[] {
-  if (!reads.texts) return [raw];
-  if (typeof raw === "string") return pf.texts(raw);
-  if (c.op === "contains" && Array.isArray(raw)) return listReadings({ list: raw });
-  return [raw];
+/**
+ * A plain value's unit for a comparison of texts: a text as tools may read it (text.ts). Where one text
+ * is compared, a list is also read as each of its items (JavaScript's `==` reads `["admin"]` as "admin",
+ * Python's `in` finds it among others) and an object is unknown (Python's `in` reads its keys); for
+ * `contains` a list's texts are read as tools may read them; `containsAny`/`containsAll` read the JSON
+ * text of a list or object, as they always did.
+ */
+function plainUnit(c: Comparison, reads: PlainReads, pf: PreparedFacts, raw: unknown): Unit {
+  if (!reads.texts || raw === null || (typeof raw !== "object" && typeof raw !== "string")) {
+    return { readings: [raw] };
+  }
+  if (typeof raw === "string") return { readings: pf.texts(raw) };
+  if (c.op === "contains" && Array.isArray(raw)) return { readings: listReadings({ list: raw }) };
+  if (!reads.single) return { readings: [raw] };
+  if (!Array.isArray(raw)) return { unknown: "an object where one text is compared" };
+  const readings: unknown[] = [raw];
+  for (const item of raw.flat(Number.POSITIVE_INFINITY) as unknown[]) {
+    if (typeof item === "string") readings.push(...pf.texts(item));
+    else if (typeof item === "object" && item !== null) {
+      return { unknown: "an object in a list where one text is compared" };
+    } else readings.push(item);
+  }
+  return { readings };
 }
 
 function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
@@ -873,7 +891,7 @@ function readingUnits(c: Comparison, reads: PlainReads, pf: PreparedFacts, subje
     // No path or command at all: the op is false (like `startsWith` on a missing value), never unknown.
     return [{ result: false }];
   }
-  if (kind === undefined) return [{ readings: plainReadings(c, reads, pf, raw) }];
+  if (kind === undefined) return [plainUnit(c, reads, pf, raw)];
   if (c.op === "pipesInto") {
     const flows = pf.pipes(subject.line ?? raw);
     if (!flows.ok) return [{ unknown: flows.reason }];
