@@ -120,3 +120,33 @@ describe("a refused name inside a list or an object, where one name is compared"
     }
   });
 });
+
+/** Every environment but production is allowed (an allow rule on `notIn`), anything else refused. */
+const notProd: InlinePolicy = {
+  name: "redteam-texts-not-prod",
+  rules: {
+    toolRules: [
+      {
+        id: "deploy.not-prod",
+        tool: "*",
+        effect: "allow",
+        message: "Deploys outside production are allowed",
+        when: { field: "args.env", op: "notIn", value: ["prod", "production"] },
+      },
+    ],
+    toolDefault: "deny",
+  },
+};
+
+describe("an allow rule that excepts a name, given the name respelled", () => {
+  it("does not allow production under another spelling", async () => {
+    const guard = await pool.get(notProd);
+    for (const env of ["prod ", "ｐｒｏｄ", "pro\u200bd", "prod\u0000", ["prod"]]) {
+      const call = toolCall({ name: "deploy", args: { env } });
+      expectRefused(await guard.check(call), `env ${JSON.stringify(env)}`);
+    }
+    for (const env of ["staging", "dev"]) {
+      expectAllowed(await guard.check(toolCall({ name: "deploy", args: { env } })), env);
+    }
+  });
+});
