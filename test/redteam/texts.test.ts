@@ -5,7 +5,8 @@
  * strip option, and equal under MySQL's PAD SPACE collations), compatibility forms (`ａｄｍｉｎ`: NFKC, as
  * Django normalises user names), invisible characters (a zero-width space, a soft hyphen, a bidi mark:
  * dropped by NFKC_Casefold, and unseen by the human who approves), or a NUL after it (where a C string
- * ends). Each such spelling must be refused as the name itself is. Through createGuard.
+ * ends), or with accents (`ádmin`, `ADMİN`: equal to `admin` under MySQL's default accent-insensitive
+ * collations). Each such spelling must be refused as the name itself is. Through createGuard.
  */
 import { describe, it } from "vitest";
 import {
@@ -52,6 +53,9 @@ const SPELLINGS: [string, string][] = [
   ["a byte-order mark before it", "\ufeffadmin"],
   ["a NUL after it", "admin\u0000x"],
   ["one full-width letter inside", "ownｅr"],
+  ["an accent (MySQL's accent-insensitive collations)", "ádmin"],
+  ["a combining accent", "admin\u0301"],
+  ["a Turkish dotted capital I (equal to I under MySQL's _ai_ci)", "ADMİN"],
 ];
 
 describe("a refused name, spelled so that the tool reads the same name", () => {
