@@ -8,10 +8,11 @@
  * - in compatibility form without invisible characters (NFKC, Default_Ignorable_Code_Point removed, as
  *   NFKC_Casefold does): `ａｄｍｉｎ` is `admin` to Django's user names, and a zero-width space, soft hyphen,
  *   bidi mark or BOM inside a name is dropped by such normalisers and unseen by a human who approves;
+ * - without accents: MySQL's default collations (`utf8mb4_0900_ai_ci`, `_general_ci`) compare `ádmin`
+ *   and `ADMİN` equal to `admin`;
  * - up to a NUL, where a C string ends (`"admin\0x"`).
  * The text itself is always the first reading, and the condition resolves the readings the strict way (a
- * deny rule applies when some reading applies it; an allow rule needs every reading). Accents are not
- * folded (`admín` stays itself).
+ * deny rule applies when some reading applies it; an allow rule needs every reading).
  */
 
 /** Printable ASCII with no space at either end: every reader reads it as it is. */
@@ -19,22 +20,33 @@ const PLAIN = /^(?:[\x21-\x7e]|[\x21-\x7e][\x20-\x7e]*[\x21-\x7e])$/;
 
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 
+const MARKS = /\p{M}/gu;
+
 /** The text as a compatibility normaliser reads it: NFKC, without invisible characters, trimmed. */
 function compatible(text: string): string {
   return text.normalize("NFKC").replace(IGNORABLE, "").trim();
 }
+
+/** The compatible text without accents, as an accent-insensitive collation compares it. */
+function unaccented(text: string): string {
+  return compatible(text).normalize("NFD").replace(MARKS, "").normalize("NFC");
+}
+
+/** Each kind of tool's reading of a text (see the module header). */
+const READERS: readonly ((text: string) => string)[] = [
+  (text) => text.trim(),
+  compatible,
+  unaccented,
+  (text) => unaccented(text.split("\u0000", 1)[0] as string),
+];
 
 /** Each reader's reading of a text, the text itself first, without repeats. */
 export function textReadings(options: { text: string }): string[] {
   const { text } = options;
   if (text === "" || PLAIN.test(text)) return [text];
   const readings = [text];
-  const nul = text.indexOf("\u0000");
-  for (const reading of [
-    text.trim(),
-    compatible(text),
-    ...(nul === -1 ? [] : [compatible(text.slice(0, nul))]),
-  ]) {
+  for (const read of READERS) {
+    const reading = read(text);
     if (!readings.includes(reading)) readings.push(reading);
   }
   return readings;
@@ -42,18 +54,14 @@ export function textReadings(options: { text: string }): string[] {
 
 /**
  * A list's readings for `contains`: the list itself, then the list with each of its texts as one reader
- * reads it (trimmed, compatible, up to a NUL); the same list when every element reads as it is.
+ * reads it; the list alone when every text in it is plain.
  */
 export function listReadings(options: { list: readonly unknown[] }): unknown[] {
   const { list } = options;
-  const readers = [
-    (t: string) => t.trim(),
-    compatible,
-    (t: string) => compatible(t.split("\u0000", 1)[0] as string),
-  ];
   const readings: unknown[] = [list];
   if (list.every((item) => typeof item !== "string" || item === "" || PLAIN.test(item))) return readings;
-  for (const read of readers)
+  for (const read of READERS) {
     readings.push(list.map((item) => (typeof item === "string" ? read(item) : item)));
+  }
   return readings;
 }
