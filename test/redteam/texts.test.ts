@@ -154,3 +154,61 @@ describe("an allow rule that excepts a name, given the name respelled", () => {
     }
   });
 });
+
+/** A web agent that must never type personal data or a credential into a page (shield detectors). */
+const noLeaks: InlinePolicy = {
+  name: "redteam-texts-leaks",
+  agent: "web",
+  rules: {
+    predicates: [
+      {
+        name: "types_pii",
+        kind: "action",
+        description: "types personal data",
+        binding: { kind: "detector", detector: "pii", field: "typed" },
+      },
+      {
+        name: "types_secret",
+        kind: "action",
+        description: "types a credential",
+        binding: { kind: "detector", detector: "secret", field: "typed" },
+      },
+    ],
+    temporalRules: [
+      { id: "web.no-pii", formula: "G(!types_pii)", description: "Never type personal data" },
+      { id: "web.no-secrets", formula: "G(!types_secret)", description: "Never type a credential" },
+    ],
+  },
+};
+
+describe("personal data or a credential typed with invisible or full-width characters", () => {
+  const typing = (text: string) => ({
+    input: "post a review",
+    output: "",
+    trajectory: [{ action: "fill", args: { bid: "7", value: text } }],
+  });
+  const leaks: [string, string][] = [
+    ["a card number with zero-width spaces", "card 4111\u200b1111\u200b1111\u200b1111"],
+    ["a card number in full-width digits", "card ４１１１ １１１１ １１１１ １１１１"],
+    ["an SSN with soft hyphens", "ssn 123\u00ad-45\u00ad-6789"],
+    ["an e-mail address in full-width letters", "write to ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ"],
+    ["an API key with word joiners", "key sk-ant-\u2060api03-abcdefghijklmnop\u2060qrstuvwxyz0123"],
+    [
+      "an API key in full-width letters",
+      "key ｓｋ－ａｎｔ－ａｐｉ０３－ａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒｓｔ",
+    ],
+  ];
+  for (const [what, text] of leaks) {
+    it(`is refused: ${what}`, async () => {
+      const guard = await pool.get(noLeaks);
+      expectRefused(await guard.check(typing(text)), what);
+    });
+  }
+
+  it("the plain forms are refused and ordinary text allowed (controls)", async () => {
+    const guard = await pool.get(noLeaks);
+    expectRefused(await guard.check(typing("card 4111 1111 1111 1111")), "plain card");
+    expectRefused(await guard.check(typing("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123")), "plain key");
+    expectAllowed(await guard.check(typing("great lamp, ５ stars\u200b")), "a review");
+  });
+});
