@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { listReadings, textReadings } from "./text.js";
+import { compatibleText, listReadings, textReadings } from "./text.js";
 
 const read = (text: string) => textReadings({ text });
 
@@ -29,6 +29,8 @@ describe("textReadings", () => {
     expect(read("admín")).toEqual(["admín", "admin"]);
     expect(read("ADMİN")).toEqual(["ADMİN", "ADMIN"]);
     expect(read("admin\u0301")).toEqual(["admin\u0301", "admiń", "admin"]);
+    // NFKC gives "!" and a space carrying two accents; without them the space is trimmed too.
+    expect(read("!\u1fed")).toEqual(["!\u1fed", "! \u0308\u0300", "!"]);
   });
 
   it("always reads the text itself first, and every reading is trimmed or the text", () => {
@@ -39,6 +41,7 @@ describe("textReadings", () => {
         expect(new Set(readings).size).toBe(readings.length);
         for (const r of readings.slice(1)) expect(r).toBe(r.trim());
       }),
+      { numRuns: 3000 },
     );
   });
 });
@@ -53,5 +56,13 @@ describe("listReadings", () => {
       ["admin", 1],
       ["admin", 1],
     ]);
+  });
+});
+
+describe("compatibleText", () => {
+  it("is the text in NFKC form without invisible characters, and plain ASCII as it is", () => {
+    expect(compatibleText({ text: "４１１１\u200b1111" })).toBe("41111111");
+    expect(compatibleText({ text: "a  b" })).toBe("a  b");
+    expect(compatibleText({ text: "" })).toBe("");
   });
 });

@@ -27,9 +27,20 @@ function compatible(text: string): string {
   return text.normalize("NFKC").replace(IGNORABLE, "").trim();
 }
 
+/**
+ * The text in compatibility form (NFKC, without invisible characters, trimmed): what a person or a tool
+ * reads in it. Detectors of what must not leak (personal data, credentials) read it beside the text, so
+ * `４１１１…` or a card number broken by zero-width spaces is still a card number.
+ */
+export function compatibleText(options: { text: string }): string {
+  const { text } = options;
+  return text === "" || PLAIN.test(text) ? text : compatible(text);
+}
+
 /** The compatible text without accents, as an accent-insensitive collation compares it. */
 function unaccented(text: string): string {
-  return compatible(text).normalize("NFD").replace(MARKS, "").normalize("NFC");
+  // Trimmed again: a compatibility form may begin or end with a space that only carried accents ("῭").
+  return compatible(text).normalize("NFD").replace(MARKS, "").normalize("NFC").trim();
 }
 
 /** Each kind of tool's reading of a text (see the module header). */
