@@ -3,6 +3,7 @@
  * boundary; a bad parameter is a WardenError naming it) and read the text a detector looks at.
  */
 import type { z } from "zod";
+import { compatibleText } from "../../../core/canonical/text.js";
 import { getPath } from "../../../core/condition.js";
 import { parseWith } from "../../../core/validate.js";
 import type { StepFacts } from "../assign/step-facts.js";
@@ -46,4 +47,13 @@ export function readText(options: {
     return value.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join("\n");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
+}
+
+/**
+ * The text and, where it differs, its compatibility form (core/canonical/text.ts): detectors of what must
+ * not leak look in both, so digits in full width or a key broken by zero-width spaces is still found.
+ */
+export function leakTexts(options: { text: string }): string[] {
+  const compatible = compatibleText({ text: options.text });
+  return compatible === options.text ? [options.text] : [options.text, compatible];
 }

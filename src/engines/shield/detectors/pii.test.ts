@@ -79,4 +79,17 @@ describe("pii", () => {
       /params\.kinds\.0/,
     );
   });
+
+  it("finds personal data written in full width or broken by invisible characters", () => {
+    const typed = (value: string) =>
+      buildStepFacts({ step: { action: "fill", args: {}, element: "Notes", value }, index: 0 });
+    for (const value of [
+      "４１１１ １１１１ １１１１ １１１１",
+      "4111\u200b1111\u200b1111\u200b1111",
+      "ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ",
+    ]) {
+      expect(piiDetector.detect({ facts: typed(value), params: {}, field: "typed" }), value).toBe(true);
+    }
+    expect(piiDetector.detect({ facts: typed("５ stars\u200b"), params: {}, field: "typed" })).toBe(false);
+  });
 });

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { Detector } from "./detector.js";
-import { parseDetectorParams, readText } from "./detector-params.js";
+import { leakTexts, parseDetectorParams, readText } from "./detector-params.js";
 
 export const PII_KINDS = ["email", "phone", "credit_card", "ssn", "iban"] as const;
 export type PiiKind = (typeof PII_KINDS)[number];
@@ -154,6 +154,6 @@ export const piiDetector: Detector = {
     const p = parseDetectorParams({ schema: PiiParamsSchema, params, detector: "pii" });
     const text = readText({ facts, field, fallback: "text" });
     if (text === undefined) return undefined;
-    return findPii({ text, kinds: p.kinds }).length > 0;
+    return leakTexts({ text }).some((t) => findPii({ text: t, kinds: p.kinds }).length > 0);
   },
 };

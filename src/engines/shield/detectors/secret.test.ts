@@ -48,4 +48,14 @@ describe("secret", () => {
     expect(secretDetector.detect({ facts, params: {}, field: undefined })).toBe(true);
     expect(secretDetector.detect({ facts, params: { kinds: ["jwt"] }, field: undefined })).toBe(false);
   });
+
+  it("detects a key written in full width or broken by invisible characters", () => {
+    for (const action of [
+      "send_msg_to_user('use ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ')",
+      "send_msg_to_user('use AKIA\u2060IOSFODNN7EXAMPLE')",
+    ]) {
+      const facts = buildStepFacts({ step: { action, args: {} }, index: 0 });
+      expect(secretDetector.detect({ facts, params: {}, field: undefined }), action).toBe(true);
+    }
+  });
 });

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { Detector } from "./detector.js";
-import { parseDetectorParams, readText } from "./detector-params.js";
+import { leakTexts, parseDetectorParams, readText } from "./detector-params.js";
 
 export interface SecretMatch {
   kind: string;
@@ -99,7 +99,9 @@ export const secretDetector: Detector = {
     const p = parseDetectorParams({ schema: SecretParamsSchema, params, detector: "secret" });
     const text = readText({ facts, field, fallback: "text" });
     if (text === undefined) return undefined;
-    const found = findSecrets({ text });
-    return p.kinds ? found.some((m) => p.kinds!.includes(m.kind)) : found.length > 0;
+    return leakTexts({ text }).some((t) => {
+      const found = findSecrets({ text: t });
+      return p.kinds ? found.some((m) => p.kinds!.includes(m.kind)) : found.length > 0;
+    });
   },
 };
