@@ -29,7 +29,7 @@ const NAMED_NUMBER = /^[+-]?Infinity|^[+-]?(?:inf|infinity|nan)$/i;
 /** The numeric readings of `value` (see the module header), or undetermined with the reason. */
 export function numberReadings(options: { value: unknown }): Canonical<unknown> {
   const { value } = options;
-  if (typeof value === "string") return textReadings(value);
+  if (typeof value === "string") return numeralReadings(value);
   if (typeof value === "object" && value !== null) {
     return {
       ok: false,
@@ -39,7 +39,8 @@ export function numberReadings(options: { value: unknown }): Canonical<unknown> 
   return { ok: true, forms: [value] };
 }
 
-function textReadings(text: string): Canonical<unknown> {
+/** A text's numeric readings: a plain numeral's, undetermined for one parsers read differently. */
+function numeralReadings(text: string): Canonical<unknown> {
   const trimmed = text.trim();
   if (PLAIN_NUMERAL.test(trimmed)) {
     const whole = Number(trimmed);

@@ -22,9 +22,20 @@ const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 
 const MARKS = /\p{M}/gu;
 
+/** Whether every reader reads `text` as it is (empty, or plain ASCII without spaces at its ends). */
+function isPlain(text: string): boolean {
+  return text === "" || PLAIN.test(text);
+}
+
 /** The text as a compatibility normaliser reads it: NFKC, without invisible characters, trimmed. */
 function compatible(text: string): string {
   return text.normalize("NFKC").replace(IGNORABLE, "").trim();
+}
+
+/** A compatible text without accents, as an accent-insensitive collation compares it. */
+function unaccented(compatibleForm: string): string {
+  // Trimmed again: a compatibility form may begin or end with a space that only carried accents ("῭").
+  return compatibleForm.normalize("NFD").replace(MARKS, "").normalize("NFC").trim();
 }
 
 /**
@@ -34,30 +45,31 @@ function compatible(text: string): string {
  */
 export function compatibleText(options: { text: string }): string {
   const { text } = options;
-  return text === "" || PLAIN.test(text) ? text : compatible(text);
+  return isPlain(text) ? text : compatible(text);
 }
 
-/** The compatible text without accents, as an accent-insensitive collation compares it. */
-function unaccented(text: string): string {
-  // Trimmed again: a compatibility form may begin or end with a space that only carried accents ("῭").
-  return compatible(text).normalize("NFD").replace(MARKS, "").normalize("NFC").trim();
-}
+/** One reading per reader, in the order of the module header's list. */
+type ReadersReadings = readonly [trimmed: string, compatible: string, unaccented: string, beforeNul: string];
+const READERS: ReadersReadings["length"] = 4;
 
-/** Each kind of tool's reading of a text (see the module header). */
-const READERS: readonly ((text: string) => string)[] = [
-  (text) => text.trim(),
-  compatible,
-  unaccented,
-  (text) => unaccented(text.split("\u0000", 1)[0] as string),
-];
+/**
+ * Each kind of tool's reading of a text that is not plain (see the module header), in one order:
+ * trimmed, compatible, without accents, and up to a NUL (compatible and without accents). The
+ * compatibility form is worked out once and the readings without accents derived from it.
+ */
+function readersReadings(text: string): ReadersReadings {
+  const form = compatible(text);
+  const bare = unaccented(form);
+  const nul = text.indexOf("\u0000");
+  return [text.trim(), form, bare, nul === -1 ? bare : unaccented(compatible(text.slice(0, nul)))];
+}
 
 /** Each reader's reading of a text, the text itself first, without repeats. */
 export function textReadings(options: { text: string }): string[] {
   const { text } = options;
-  if (text === "" || PLAIN.test(text)) return [text];
+  if (isPlain(text)) return [text];
   const readings = [text];
-  for (const read of READERS) {
-    const reading = read(text);
+  for (const reading of readersReadings(text)) {
     if (!readings.includes(reading)) readings.push(reading);
   }
   return readings;
@@ -69,10 +81,11 @@ export function textReadings(options: { text: string }): string[] {
  */
 export function listReadings(options: { list: readonly unknown[] }): unknown[] {
   const { list } = options;
+  if (list.every((item) => typeof item !== "string" || isPlain(item))) return [list];
+  const perItem = list.map((item) => (typeof item === "string" ? readersReadings(item) : undefined));
   const readings: unknown[] = [list];
-  if (list.every((item) => typeof item !== "string" || item === "" || PLAIN.test(item))) return readings;
-  for (const read of READERS) {
-    readings.push(list.map((item) => (typeof item === "string" ? read(item) : item)));
+  for (let reader = 0; reader < READERS; reader++) {
+    readings.push(list.map((item, i) => perItem[i]?.[reader] ?? item));
   }
   return readings;
 }
