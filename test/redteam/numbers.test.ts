@@ -12,48 +12,35 @@
  */
 import { describe, it } from "vitest";
 import {
-  denyElseAllow,
+  denyElseAllowPolicy,
   expectAllowed,
   expectRefused,
-  type InlinePolicy,
   toolCall,
   useGuardPool,
 } from "./redteam.fixture.js";
 
 const pool = useGuardPool();
 
-const capped: InlinePolicy = {
+const capped = denyElseAllowPolicy({
   name: "redteam-numbers-cap",
-  rules: {
-    toolRules: denyElseAllow({
-      id: "pay.cap",
-      message: "Transfers over 1000 are refused",
-      when: { field: "args.amount", op: "gt", value: 1000 },
-    }),
-  },
-};
+  id: "pay.cap",
+  message: "Transfers over 1000 are refused",
+  when: { field: "args.amount", op: "gt", value: 1000 },
+});
 
-const frozenAccount: InlinePolicy = {
+const frozenAccount = denyElseAllowPolicy({
   name: "redteam-numbers-account",
-  rules: {
-    toolRules: denyElseAllow({
-      id: "pay.frozen-account",
-      message: "Account 42 is frozen",
-      when: { field: "args.account", op: "eq", value: 42 },
-    }),
-  },
-};
+  id: "pay.frozen-account",
+  message: "Account 42 is frozen",
+  when: { field: "args.account", op: "eq", value: 42 },
+});
 
-const minimum: InlinePolicy = {
+const minimum = denyElseAllowPolicy({
   name: "redteam-numbers-minimum",
-  rules: {
-    toolRules: denyElseAllow({
-      id: "order.minimum",
-      message: "Orders of less than one item are refused",
-      when: { field: "args.quantity", op: "lt", value: 1 },
-    }),
-  },
-};
+  id: "order.minimum",
+  message: "Orders of less than one item are refused",
+  when: { field: "args.quantity", op: "lt", value: 1 },
+});
 
 const transfer = (amount: unknown) => toolCall({ name: "pay.transfer", args: { to: "bob", amount } });
 
@@ -124,16 +111,12 @@ describe("a quantity under the minimum that an integer parser reads lower than N
   });
 });
 
-const noForce: InlinePolicy = {
+const noForce = denyElseAllowPolicy({
   name: "redteam-booleans-force",
-  rules: {
-    toolRules: denyElseAllow({
-      id: "git.no-force",
-      message: "Force pushes are refused",
-      when: { field: "args.force", op: "eq", value: true },
-    }),
-  },
-};
+  id: "git.no-force",
+  message: "Force pushes are refused",
+  when: { field: "args.force", op: "eq", value: true },
+});
 
 describe("a flag the policy refuses when true, written as a value the tool reads as true", () => {
   const push = (force: unknown) => toolCall({ name: "git.push", args: { branch: "main", force } });

@@ -32,6 +32,14 @@ export function denyElseAllow(deny: Pick<ToolRule, "id" | "message" | "when">): 
   ];
 }
 
+/** An inline policy of one deny rule on every tool under `when` and an allow for every other call. */
+export function denyElseAllowPolicy(
+  options: { name: string } & Pick<ToolRule, "id" | "message" | "when">,
+): InlinePolicy {
+  const { name, ...deny } = options;
+  return { name, rules: { toolRules: denyElseAllow(deny) } };
+}
+
 export interface GuardPool {
   /** A guard for a bundled policy name or an inline policy (opened once per pool). */
   get(policy: string | InlinePolicy): Promise<Guard>;

@@ -10,7 +10,7 @@
  */
 import { describe, it } from "vitest";
 import {
-  denyElseAllow,
+  denyElseAllowPolicy,
   expectAllowed,
   expectRefused,
   type InlinePolicy,
@@ -20,27 +20,19 @@ import {
 
 const pool = useGuardPool();
 
-const noAdmins: InlinePolicy = {
+const noAdmins = denyElseAllowPolicy({
   name: "redteam-texts-role",
-  rules: {
-    toolRules: denyElseAllow({
-      id: "users.no-admin",
-      message: "The agent may not create administrators",
-      when: { field: "args.role", op: "in", value: ["admin", "owner"] },
-    }),
-  },
-};
+  id: "users.no-admin",
+  message: "The agent may not create administrators",
+  when: { field: "args.role", op: "in", value: ["admin", "owner"] },
+});
 
-const noRelease: InlinePolicy = {
+const noRelease = denyElseAllowPolicy({
   name: "redteam-texts-branch",
-  rules: {
-    toolRules: denyElseAllow({
-      id: "git.no-release-push",
-      message: "Release branches are pushed by people",
-      when: { field: "args.branch", op: "startsWith", value: "release/" },
-    }),
-  },
-};
+  id: "git.no-release-push",
+  message: "Release branches are pushed by people",
+  when: { field: "args.branch", op: "startsWith", value: "release/" },
+});
 
 const SPELLINGS: [string, string][] = [
   ["a trailing space", "admin "],
