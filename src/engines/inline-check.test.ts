@@ -8,6 +8,7 @@ import { allowDecision, type Decision } from "../core/decision.js";
 import { type Policy, PolicySchema } from "../core/policy.js";
 import { toolCallSubject } from "../core/tool-call.js";
 import { createEngine } from "../runtime/create-engine.js";
+import { createCheckPool } from "../runtime/offload/check-pool.js";
 import { createAutoEngine } from "./auto-engine.js";
 import { createCompiledEngine } from "./compiled/compiled-engine.js";
 import type { Engine } from "./engine.js";
@@ -119,6 +120,31 @@ describe("inline checks", () => {
       inlineCheckOf({ engine: withModel })?.({ policy: strict, subject: unknown, trust }),
     ).toBeUndefined();
     expect((await withModel.check({ policy: strict, subject: unknown, trust })).engine).toBe("auto/model");
+  });
+
+  it("weigh for the offload what the compiled check reads: a long session does not send a small call off the event loop", async () => {
+    const pool = createCheckPool({ thresholdBytes: 4096 });
+    try {
+      const engine = createCompiledEngine({ offload: pool });
+      const history = Array.from({ length: 100 }, (_, i) => ({
+        action: "repo.read",
+        args: { file: `f${i}` },
+        observation: "x".repeat(1000),
+      }));
+      const small = toolCallSubject({ tool: "repo.push", args: { branch: "main" }, history });
+      expect(inlineCheckOf({ engine })?.({ policy, subject: small, trust })?.verdict).toBe("deny");
+      // The call itself is read: a large one is still checked in a worker, with the same decision.
+      const large = toolCallSubject({
+        tool: "repo.push",
+        args: { branch: "main", note: "y".repeat(8000) },
+        history,
+      });
+      expect(inlineCheckOf({ engine })?.({ policy, subject: large, trust })).toBeUndefined();
+      expect((await engine.check({ policy, subject: large, trust })).verdict).toBe("deny");
+      expect(pool.stats().checks).toBe(1);
+    } finally {
+      await pool.close();
+    }
   });
 
   it("are never inherited by a wrapper: one made over an engine has none until it registers its own", () => {

@@ -52,7 +52,8 @@ export interface AssessOptions {
 
 /**
  * Somewhere other than the event loop to run `assess` (the check pool). The engine asks `wants` per
- * check; a subject it does not want is assessed inline.
+ * check, of the part of the subject the check reads (checkedPart); a subject it does not want is assessed
+ * inline.
  */
 export interface CompiledOffload {
   /** Whether this subject is large enough to be assessed off the event loop. */
@@ -126,6 +127,24 @@ function factsForTrace(facts: CompiledFacts): Record<string, unknown> {
   if (facts.toolCalls) out.toolCalls = facts.toolCalls.map((c) => ({ name: c.name, args: c.args }));
   if (facts.missing.length) out.missing = facts.missing;
   return out;
+}
+
+/**
+ * The part of a subject the compiled check reads, which is what the offload weighs: the input, output and
+ * context, and of the trajectory only its last step (resolveToolCalls; the earlier steps are the shield's,
+ * and a policy with temporal rules is left to it). Weighing the whole subject made a long session look
+ * larger with every step, and walked every earlier step on every check (the MCP proxy passes 50).
+ */
+function checkedPart(subject: Subject): Subject {
+  const steps = subject.trajectory;
+  if (steps === undefined || steps.length <= 1) return subject;
+  const part: Subject = {
+    input: subject.input,
+    output: subject.output,
+    trajectory: [steps[steps.length - 1]!],
+  };
+  if (subject.context !== undefined) part.context = subject.context;
+  return part;
 }
 
 /** A zero cost whose `ms` is filled in when the decision is complete. */
@@ -232,7 +251,8 @@ export function createCompiledEngine(
 
   /** `assess` when it can run now: on the event loop (no offload wants the subject), extractors loaded. */
   function assessInline(o: AssessOptions): CompiledAssessment | undefined {
-    if (offload?.wants({ subject: o.subject }) || !extractorsLoaded({ policy: o.policy })) return undefined;
+    if (offload?.wants({ subject: checkedPart(o.subject) }) || !extractorsLoaded({ policy: o.policy }))
+      return undefined;
     return assess(o);
   }
 
@@ -244,7 +264,7 @@ export function createCompiledEngine(
   function assessNowOrLater(
     o: AssessOptions & { signal?: AbortSignal },
   ): CompiledAssessment | Promise<CompiledAssessment> {
-    if (!offload?.wants({ subject: o.subject })) {
+    if (!offload?.wants({ subject: checkedPart(o.subject) })) {
       // assess reads only the fields it takes: `signal` is not passed on.
       if (extractorsLoaded({ policy: o.policy })) return assess(o);
       return loadExtractors({ policy: o.policy }).then(() => assess(o));
