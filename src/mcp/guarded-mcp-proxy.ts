@@ -99,7 +99,7 @@ import {
 } from "./elicit-approval.js";
 import { type Classified, classifyMessage, jsonForm, lookalike, type RequestId } from "./json-rpc-message.js";
 import { toMcpError } from "./mcp-errors.js";
-import { rawStdio } from "./raw-stdio.js";
+import { deliversParsedJson, rawStdio } from "./raw-stdio.js";
 import { realPathArgs } from "./real-path-args.js";
 
 /** An upstream server to start as a child process and talk to over stdio. */
@@ -470,6 +470,8 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
   const serverRequestByAgentId = new Map<string, RequestId>();
   const agentIdByServerRequest = new Map<RequestId, string>();
   let agent: Transport | undefined;
+  /** Whether the agent's messages come fresh from JSON.parse (a stdio agent: raw-stdio.ts). */
+  let agentSendsJson = false;
   /** Whether the agent finished initializing (the proxy's own requests wait for that). */
   let initialized = false;
   /** Whether the agent's client declared form elicitation in its `initialize` request. */
@@ -880,9 +882,10 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       );
     }
     // A guarded request is checked and forwarded in its JSON form (json-rpc-message.ts): what the wire
-    // to the upstream would make of an in-process agent's own objects is what the check reads.
+    // to the upstream would make of an in-process agent's own objects is what the check reads. A message
+    // read from stdio is fresh from JSON.parse, its own JSON form already.
     let params = message.params as Record<string, unknown> | undefined;
-    if ((GUARDED_METHODS as readonly string[]).includes(method)) {
+    if (!agentSendsJson && (GUARDED_METHODS as readonly string[]).includes(method)) {
       const form = jsonForm(params);
       if (!form.ok)
         return refuse(id, ErrorCode.InvalidParams, `${method}: params are not JSON (${form.reason})`);
@@ -1138,6 +1141,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     connect: async ({ transport }) => {
       if (agent) throw new Error("the guard proxy serves one agent connection");
       agent = transport;
+      agentSendsJson = deliversParsedJson(transport);
       transport.onmessage = (message) => onAgentMessage(message);
       transport.onclose = () => void close();
       transport.onerror = (error) => warn({ message: error.message }, "agent transport error");

@@ -8,7 +8,7 @@ import { PassThrough } from "node:stream";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { describe, expect, it } from "vitest";
-import { RawReadBuffer, rawStdio } from "./raw-stdio.js";
+import { deliversParsedJson, RawReadBuffer, rawStdio } from "./raw-stdio.js";
 
 describe("rawStdio", () => {
   it("swaps the read buffer of the SDK's stdio server and client transports", () => {
@@ -34,6 +34,14 @@ describe("rawStdio", () => {
   it("leaves a transport without the field as it is", () => {
     const other = { start: async () => undefined, send: async () => undefined, close: async () => undefined };
     expect(rawStdio(other).raw).toBe(false);
+    expect(deliversParsedJson(other)).toBe(false);
+  });
+
+  it("marks the transports it swapped as delivering values fresh from JSON.parse, and only those", () => {
+    const plain = new StdioServerTransport(new PassThrough(), new PassThrough());
+    expect(deliversParsedJson(plain)).toBe(false);
+    const { transport } = rawStdio(new StdioServerTransport(new PassThrough(), new PassThrough()));
+    expect(deliversParsedJson(transport)).toBe(true);
   });
 });
 

@@ -43,6 +43,18 @@ export class RawReadBuffer {
   }
 }
 
+/** Transports given the RawReadBuffer: each message they deliver is a value JSON.parse has just read. */
+const parsedJson = new WeakSet<Transport>();
+
+/**
+ * Whether every message `transport` delivers is fresh from JSON.parse (plain objects, arrays and
+ * primitives nothing else holds): then a message is already its own JSON form, and the proxy need not
+ * write and read it again (json-rpc-message.ts, `jsonForm`).
+ */
+export function deliversParsedJson(transport: Transport): boolean {
+  return parsedJson.has(transport);
+}
+
 /** Gives an SDK stdio transport the RawReadBuffer; `raw` says whether its buffer could be swapped. */
 export function rawStdio<T extends Transport>(transport: T): { transport: T; raw: boolean } {
   const holder = transport as unknown as { _readBuffer?: unknown };
@@ -51,5 +63,6 @@ export function rawStdio<T extends Transport>(transport: T): { transport: T; raw
     return { transport, raw: false };
   }
   holder._readBuffer = new RawReadBuffer();
+  parsedJson.add(transport);
   return { transport, raw: true };
 }
