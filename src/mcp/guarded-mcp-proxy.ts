@@ -413,7 +413,8 @@ interface Relayed {
   /** Stops its check (set while the check runs). */
   cancelCheck?: (reason: unknown) => void;
   cancelReason?: unknown;
-  timer?: NodeJS.Timeout;
+  /** When its time limit runs out (performance.now()), for a request sent with one. */
+  deadline?: number;
   /** Its step in the trajectory, once forwarded: the answer replaces it with one with the observation. */
   step?: Step;
   /** A tools/list page: whether it was the first (no cursor). */
@@ -512,7 +513,44 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     if (entry.agentId !== undefined && fromAgent.get(entry.agentId) === entry)
       fromAgent.delete(entry.agentId);
     if (entry.upstreamId) toUpstream.delete(entry.upstreamId);
-    if (entry.timer) clearTimeout(entry.timer);
+  };
+
+  /**
+   * The time limits of the requests sent upstream: one timer for them all, due at the earliest deadline
+   * still waiting, rather than one per request (setting and clearing a timer on every call rebuilt the
+   * event loop's timer list each time). An answered request is just no longer waiting; the timer, when it
+   * comes, answers those past their deadline and is set again for the next. It does not keep the process
+   * up by itself: the transports do while the proxy is connected.
+   */
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  let deadlineDue = Number.POSITIVE_INFINITY;
+  const awaitDeadline = (deadline: number) => {
+    if (deadlineTimer && deadlineDue <= deadline) return;
+    if (deadlineTimer) clearTimeout(deadlineTimer);
+    deadlineDue = deadline;
+    deadlineTimer = setTimeout(expireDue, Math.max(1, Math.ceil(deadline - performance.now())));
+    deadlineTimer.unref();
+  };
+  const expireDue = () => {
+    deadlineTimer = undefined;
+    deadlineDue = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const entry of [...toUpstream.values()]) {
+      if (entry.deadline === undefined || entry.done) continue;
+      if (entry.deadline <= now) expire(entry);
+      else next = Math.min(next, entry.deadline);
+    }
+    if (next !== Number.POSITIVE_INFINITY) awaitDeadline(next);
+  };
+  const expire = (entry: Relayed) => {
+    cancelUpstream(entry, "timed out");
+    answer(entry, {
+      error: errorBody(
+        new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: requestLimit }),
+      ),
+    });
+    entry.settle?.({ error: { code: ErrorCode.RequestTimeout, message: "Request timed out" } });
   };
 
   const refuse = (id: RequestId, code: number, message: string) =>
@@ -525,18 +563,11 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     toUpstream.set(upstreamId, entry);
     // withFields, not a literal beginning with the spread: on Node 20 adding a key that way costs microseconds.
     const sent = sendUpstream(withFields({ base: message, fields: { id: upstreamId } }));
-    // The limit is set once the request is on its way (the same tick: it cannot fire before), unless an
-    // upstream that answers at once has answered already.
+    // The limit is set once the request is on its way (the same tick: it cannot run out before), unless
+    // an upstream that answers at once has answered already.
     if (limited && !entry.done) {
-      entry.timer = setTimeout(() => {
-        cancelUpstream(entry, "timed out");
-        answer(entry, {
-          error: errorBody(
-            new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: requestLimit }),
-          ),
-        });
-        entry.settle?.({ error: { code: ErrorCode.RequestTimeout, message: "Request timed out" } });
-      }, requestLimit);
+      entry.deadline = performance.now() + requestLimit;
+      awaitDeadline(entry.deadline);
     }
     return sent;
   };
@@ -1116,6 +1147,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     });
     void (async () => {
       callLog?.flush();
+      if (deadlineTimer) clearTimeout(deadlineTimer);
       // Requests still waiting are answered as the SDK answers requests on a closed connection.
       const closedError = errorBody(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
       for (const entry of [...fromAgent.values()]) {

@@ -113,6 +113,28 @@ describe("the proxy's tools/call relay", () => {
     );
   });
 
+  it("times each call from when it was sent, however many were answered before or are waiting beside it", async () => {
+    const { agent, received } = await setUp({ requestTimeoutMs: 300 });
+    const first = agent.callTool({ name: "slow", arguments: { n: 1 } }).catch((e: unknown) => e);
+    // Answered calls in between leave the waiting ones' limits as they were.
+    for (let i = 0; i < 5; i++) await agent.callTool({ name: "fail", arguments: {} }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const sentSecond = performance.now();
+    let secondOut = false;
+    const second = agent
+      .callTool({ name: "slow", arguments: { n: 2 } })
+      .catch((e: unknown) => e)
+      .finally(() => {
+        secondOut = true;
+      });
+    expect(((await first) as McpError).code).toBe(ErrorCode.RequestTimeout);
+    // The second is still waiting when the first runs out, and runs out on its own limit, never sooner.
+    expect(secondOut).toBe(false);
+    expect(((await second) as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect(performance.now() - sentSecond).toBeGreaterThanOrEqual(290);
+    await vi.waitFor(() => expect(cancellations(received)).toHaveLength(2));
+  });
+
   it("passes the agent's cancellation upstream under the forwarded id", async () => {
     const { agent, received } = await setUp();
     const controller = new AbortController();
