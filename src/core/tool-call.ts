@@ -62,7 +62,7 @@ export function toolCallSubject(options: {
   id?: string;
 }): Subject {
   const { tool, args } = options;
-  const { toolCalls: _calls, toolCall: _call, toolSchemas: _schemas, ...configured } = options.context ?? {};
+  const configured = configuredContext(options.context);
   return {
     input: options.task ?? "",
     output: JSON.stringify({ method: "tools/call", params: { name: tool, arguments: args } }),
@@ -80,6 +80,15 @@ export function toolCallSubject(options: {
     }),
     ...(options.id !== undefined ? { id: options.id } : {}),
   };
+}
+
+/** The caller's context without the face's own facts (undefined when there is none: no copy to make). */
+function configuredContext(
+  context: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (context === undefined) return undefined;
+  const { toolCalls: _calls, toolCall: _call, toolSchemas: _schemas, ...configured } = context;
+  return configured;
 }
 
 /**
