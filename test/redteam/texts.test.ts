@@ -117,6 +117,81 @@ describe("a refused name inside a list or an object, where one name is compared"
   });
 });
 
+/** Fragments refused anywhere in a statement (`containsAny`), and an allow rule that needs a word. */
+const noFragments = denyElseAllowPolicy({
+  name: "redteam-texts-fragments",
+  id: "db.no-drop",
+  message: "The agent may not drop the users table, touch the system folder or shut the host down",
+  when: {
+    field: "args.sql",
+    op: "containsAny",
+    value: ['DROP TABLE "users"', "C:\\Windows\\System32", "shutdown now"],
+  },
+});
+
+const approvedOnly: InlinePolicy = {
+  name: "redteam-texts-approved",
+  rules: {
+    toolRules: [
+      {
+        id: "change.approved",
+        tool: "*",
+        effect: "allow",
+        message: "Changes whose ticket says APPROVED are allowed",
+        when: { field: "args.ticket", op: "containsAny", value: ["APPROVED"] },
+      },
+    ],
+    toolDefault: "deny",
+  },
+};
+
+describe("a refused fragment inside a list or an object, where a statement is searched (containsAny)", () => {
+  const wrapped: [string, unknown][] = [
+    ["a list of it, its quotes escaped in the list's JSON", ['DROP TABLE "users"']],
+    ["an object holding it, its quotes escaped", { q: 'DROP TABLE "users"; --' }],
+    ["a Windows path in a list, its backslashes escaped", ["del C:\\Windows\\System32\\drivers"]],
+    ["an invisible character inside a list item", ["shut\u200bdown now"]],
+    ["full-width letters inside an object", { cmd: "ｓｈｕｔｄｏｗｎ now" }],
+    ["the words split over items a tool joins with spaces", ["shutdown", "now"]],
+    ["the statement split over items a tool concatenates", ["DROP TABLE ", '"users"']],
+    ["one item per line", ["echo bye", "shutdown now"]],
+  ];
+  for (const [what, sql] of wrapped) {
+    it(`is refused: ${what}`, async () => {
+      const guard = await pool.get(noFragments);
+      const call = toolCall({ name: "db.run", args: { sql } });
+      expectRefused(await guard.check(call), `sql ${JSON.stringify(sql)}`);
+    });
+  }
+
+  it("the fragments as plain text are refused; other statements are allowed, in lists too (controls)", async () => {
+    const guard = await pool.get(noFragments);
+    for (const sql of ['drop table "users"', "shutdown now", "C:\\Windows\\System32"]) {
+      expectRefused(await guard.check(toolCall({ name: "db.run", args: { sql } })), JSON.stringify(sql));
+    }
+    for (const sql of [
+      "SELECT 1",
+      ["SELECT 1", "SELECT 2"],
+      { q: "DROP TABLE tmp" },
+      ["shutdown", "later"],
+    ]) {
+      expectAllowed(await guard.check(toolCall({ name: "db.run", args: { sql } })), JSON.stringify(sql));
+    }
+  });
+
+  it("an allow rule that needs a word still allows a list that has it, and nothing that lacks it", async () => {
+    const guard = await pool.get(approvedOnly);
+    for (const ticket of ["APPROVED by ops", ["APPROVED"], { status: "APPROVED" }]) {
+      const call = toolCall({ name: "change.apply", args: { ticket } });
+      expectAllowed(await guard.check(call), JSON.stringify(ticket));
+    }
+    for (const ticket of ["pending", ["pending"], { status: "pending" }]) {
+      const call = toolCall({ name: "change.apply", args: { ticket } });
+      expectRefused(await guard.check(call), JSON.stringify(ticket));
+    }
+  });
+});
+
 /** Every environment but production is allowed (an allow rule on `notIn`), anything else refused. */
 const notProd: InlinePolicy = {
   name: "redteam-texts-not-prod",
