@@ -85,6 +85,30 @@ describe("condition language", () => {
     });
   });
 
+  it("searches a list or an object for fragments in the texts a tool may make of it, the strict way", () => {
+    const any: Comparison = { field: "args.sql", op: "containsAny", value: ['drop table "users"', "rm -rf"] };
+    const all: Comparison = { field: "args.sql", op: "containsAll", value: ['"users"', "C:\\Temp"] };
+    for (const sql of [
+      ['DROP TABLE "users"'],
+      { q: 'drop table "users"' },
+      ["rm", "-rf", "/"],
+      ["r\u200bm -rf"],
+    ]) {
+      expect(tri(any, { args: { sql } }, true).value, JSON.stringify(sql)).toBe(true);
+    }
+    expect(tri(all, { args: { sql: ['"users"', "C:\\Temp\\x"] } }, true).value).toBe(true);
+    expect(tri(any, { args: { sql: ["SELECT 1", { q: "rm" }] } }, true).value).toBe(false);
+    // An allow rule needs every text: a fragment in each allows; one the JSON text escapes, or one that
+    // only a joined text shows, does not.
+    const words: Comparison = { field: "args.sql", op: "containsAll", value: ["users", "temp"] };
+    expect(tri(words, { args: { sql: { a: "users", b: "temp" } } }, false).value).toBe(true);
+    expect(tri(all, { args: { sql: { a: '"users"', b: "C:\\Temp" } } }, false).value).toBe(false);
+    expect(tri(any, { args: { sql: ["rm", "-rf"] } }, false).value).toBe(false);
+    expect(
+      tri({ ...any, field: "raw.args.sql" }, { args: { sql: ['DROP TABLE "users"'] } }, true).value,
+    ).toBe(false);
+  });
+
   it("reads a flag compared with a boolean as tools read it, the strict way", () => {
     const force: Comparison = { field: "args.force", op: "eq", value: true };
     // A deny rule applies when some reader reads true: 1, "yes", and "false" (true to JavaScript's if).

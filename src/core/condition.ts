@@ -35,6 +35,7 @@ import {
   canonicalUrl,
   type EmailAddress,
   flagReadings,
+  joinedTexts,
   listReadings,
   numberReadings,
   parseShellCommand,
@@ -712,13 +713,13 @@ function select(c: Comparison, pf: PreparedFacts): Selection {
         const value = valueAt(pf.args, field.segments);
         const expanded = expandArray(c, pf, field.segments, value);
         return expanded
-          ? { subjects: expanded, multi: true }
+          ? { subjects: withWhole(c, value, expanded), multi: true }
           : { subjects: [subjectAt(c, pf, field.segments, value)], multi: false };
       }
       const subjects: Subject[] = [];
       for (const f of selectPath(pf.args, field.segments)) {
         const expanded = expandArray(c, pf, f.segments, f.value);
-        if (expanded) subjects.push(...expanded);
+        if (expanded) subjects.push(...withWhole(c, f.value, expanded));
         else subjects.push(subjectAt(c, pf, f.segments, f.value));
       }
       return { subjects, multi: true };
@@ -733,6 +734,17 @@ function subjectAt(c: Comparison, pf: PreparedFacts, segments: readonly string[]
   return kind === "command" && leaf?.commandLine !== undefined
     ? { raw, kind, line: leaf.commandLine }
     : { raw, kind };
+}
+
+/**
+ * An array read element by element, and for `containsAny` / `containsAll` also as a whole: a fragment a
+ * tool sees once it joins the items (`["rm", "-rf", "/"]`) is in no one element. The whole contains what
+ * each element does, so it only adds what a search finds.
+ */
+function withWhole(c: Comparison, value: unknown, elements: Subject[]): Subject[] {
+  return c.op === "containsAny" || c.op === "containsAll"
+    ? [...elements, { raw: value, kind: undefined }]
+    : elements;
 }
 
 /**
@@ -858,8 +870,9 @@ function scalarUnit(reads: PlainReads, unit: Unit): Unit {
  * A plain value's unit for a comparison of texts: a text as tools may read it (text.ts). Where one text
  * is compared, a list is also read as each of its items (JavaScript's `==` reads `["admin"]` as "admin",
  * Python's `in` finds it among others) and an object is unknown (Python's `in` reads its keys); for
- * `contains` a list's texts are read as tools may read them; `containsAny`/`containsAll` read the JSON
- * text of a list or object, as they always did.
+ * `contains` a list's texts are read as tools may read them; `containsAny`/`containsAll` read a list or an
+ * object as the texts a tool may make of it (its JSON text, its leaves joined: text.ts), each as tools
+ * may read a text.
  */
 function plainUnit(c: Comparison, reads: PlainReads, pf: PreparedFacts, raw: unknown): Unit {
   if (!reads.texts || raw === null || (typeof raw !== "object" && typeof raw !== "string")) {
@@ -867,7 +880,13 @@ function plainUnit(c: Comparison, reads: PlainReads, pf: PreparedFacts, raw: unk
   }
   if (typeof raw === "string") return { readings: pf.texts(raw) };
   if (c.op === "contains" && Array.isArray(raw)) return { readings: listReadings({ list: raw }) };
-  if (!reads.single) return { readings: [raw] };
+  if (!reads.single) {
+    const joined = joinedTexts({ value: raw });
+    if (!joined.ok) return { unknown: joined.reason };
+    const readings: string[] = [];
+    for (const text of joined.texts) readings.push(...pf.texts(text));
+    return { readings };
+  }
   if (!Array.isArray(raw)) return { unknown: "an object where one text is compared" };
   const readings: unknown[] = [raw];
   for (const item of raw.flat(Number.POSITIVE_INFINITY) as unknown[]) {

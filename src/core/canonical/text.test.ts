@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compatibleText, listReadings, textReadings } from "./text.js";
+import { compatibleText, joinedTexts, listReadings, textReadings } from "./text.js";
 
 const read = (text: string) => textReadings({ text });
 
@@ -66,3 +66,60 @@ describe("compatibleText", () => {
     expect(compatibleText({ text: "" })).toBe("");
   });
 });
+
+describe("joinedTexts", () => {
+  it("is the JSON text, then the leaves (keys and values, in order) as lines, as words and run together", () => {
+    expect(joinedTexts({ value: ['say "hi"', 2, { k: true, n: null }] })).toEqual({
+      ok: true,
+      texts: [
+        '["say \\"hi\\"",2,{"k":true,"n":null}]',
+        'say "hi"\n2\nk\ntrue\nn',
+        'say "hi" 2 k true n',
+        'say "hi"2ktruen',
+      ],
+    });
+    expect(joinedTexts({ value: [] })).toEqual({ ok: true, texts: ["[]", ""] });
+  });
+
+  it("says why for a value JSON cannot write: a cycle, a BigInt, nesting too deep", () => {
+    const cycle: unknown[] = [];
+    cycle.push(cycle);
+    let deep: unknown = ["x"];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (const value of [cycle, [1n], deep as object]) {
+      expect(joinedTexts({ value })).toMatchObject({ ok: false, reason: /cannot be read as text/ });
+    }
+  });
+
+  it("has every string leaf, whole, in each joined text (property)", () => {
+    const leaf = fc.string();
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        leaf,
+        fc.array(tie("node")),
+        fc.dictionary(fc.string(), tie("node")),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(fc.array(value), (list) => {
+        const joined = joinedTexts({ value: list });
+        if (!joined.ok) throw new Error(joined.reason);
+        for (const text of joined.texts.slice(1)) {
+          for (const s of collect(list)) expect(text.includes(s)).toBe(true);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+/** Every string in a value, keys included. */
+function collect(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(collect);
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value).flatMap(([k, v]) => [k, ...collect(v)]);
+  }
+  return [];
+}

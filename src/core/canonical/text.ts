@@ -89,3 +89,49 @@ export function listReadings(options: { list: readonly unknown[] }): unknown[] {
   }
   return readings;
 }
+
+/** Texts joined as a tool joins the items of a list it reads as one text: lines, words, or run together. */
+const JOINERS = ["\n", " ", ""] as const;
+
+/**
+ * The texts a tool may make of a list or an object it reads as one text, for `containsAny` /
+ * `containsAll`: its JSON text (as it was searched before), and its leaves (keys, and strings, numbers
+ * and truth values, in document order) joined as lines, as words and run together. In the JSON text a
+ * quote, a backslash or a newline inside an item is escaped, so `["DROP TABLE \"users\""]` did not
+ * contain `DROP TABLE "users"`; and words split over items (`["shutdown", "now"]`) are whole only once
+ * the items are joined, as a shell joins its arguments. A value JSON cannot write (a cycle, a BigInt,
+ * nesting deeper than the JSON writer goes) has no such texts: why is said instead.
+ */
+export function joinedTexts(options: {
+  value: object;
+}): { ok: true; texts: string[] } | { ok: false; reason: string } {
+  let json: string;
+  try {
+    json = JSON.stringify(options.value);
+  } catch (error) {
+    return { ok: false, reason: `a value that cannot be read as text (${(error as Error).message})` };
+  }
+  const leaves: string[] = [];
+  // Without recursion, though JSON could write it: the walk goes as deep as the value does.
+  const pending: unknown[] = [options.value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "string") leaves.push(item);
+    else if (typeof item === "number" || typeof item === "boolean") leaves.push(String(item));
+    else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push(item[i]);
+    } else if (typeof item === "object" && item !== null) {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, value] = entries[i] as [string, unknown];
+        pending.push(value, key);
+      }
+    }
+  }
+  const texts = [json];
+  for (const joiner of JOINERS) {
+    const text = leaves.join(joiner);
+    if (!texts.includes(text)) texts.push(text);
+  }
+  return { ok: true, texts };
+}
