@@ -155,6 +155,10 @@ describe("a refused fragment inside a list or an object, where a statement is se
     ["the words split over items a tool joins with spaces", ["shutdown", "now"]],
     ["the statement split over items a tool concatenates", ["DROP TABLE ", '"users"']],
     ["one item per line", ["echo bye", "shutdown now"]],
+    [
+      "split over items beside a path, which has items read one by one",
+      ["shutdown", "now", "/var/run/host.pid"],
+    ],
   ];
   for (const [what, sql] of wrapped) {
     it(`is refused: ${what}`, async () => {
