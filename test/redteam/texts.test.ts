@@ -72,6 +72,30 @@ describe("a refused name, spelled so that the tool reads the same name", () => {
   });
 });
 
+const noUsers = denyElseAllowPolicy({
+  name: "redteam-texts-users",
+  id: "db.no-staff-rows",
+  message: "The agent may not read the staff's own rows",
+  when: { field: "args.user", op: "in", value: ["jess", "ross"] },
+});
+
+describe("a refused name with a double s, written with a sharp s", () => {
+  // Python's casefold and MySQL's utf8mb4_0900_ai_ci read ß (and the capital ẞ) as ss.
+  for (const user of ["jeß", "Jeß", "ROẞ", "roß"]) {
+    it(`is refused: ${JSON.stringify(user)}`, async () => {
+      const guard = await pool.get(noUsers);
+      expectRefused(await guard.check(toolCall({ name: "db.rows", args: { user } })), JSON.stringify(user));
+    });
+  }
+
+  it("other names are allowed, with a sharp s too (control)", async () => {
+    const guard = await pool.get(noUsers);
+    for (const user of ["jes", "jesse", "straße", "rose"]) {
+      expectAllowed(await guard.check(toolCall({ name: "db.rows", args: { user } })), JSON.stringify(user));
+    }
+  });
+});
+
 describe("a refused prefix behind an invisible character or a space", () => {
   for (const branch of [" release/2.0", "\u200brelease/2.0", "ｒｅｌｅａｓｅ/2.0", "\u2060release/2.0"]) {
     it(`is refused: ${JSON.stringify(branch)}`, async () => {
