@@ -17,6 +17,8 @@ describe("textReadings", () => {
     expect(read("ad\u00admin")).toEqual(["ad\u00admin", "admin"]);
     expect(read("\u200fadmin")).toEqual(["\u200fadmin", "admin"]);
     expect(read("admin\u0000x")).toEqual(["admin\u0000x", "admin"]);
+    expect(read("jeß")).toEqual(["jeß", "jess"]);
+    expect(read("ROẞ")).toEqual(["ROẞ", "ROss"]);
     expect(read(" ａｄ\u200bmin\u0000rest")).toEqual([
       " ａｄ\u200bmin\u0000rest",
       "ａｄ\u200bmin\u0000rest",

@@ -9,7 +9,7 @@
  *   NFKC_Casefold does): `ａｄｍｉｎ` is `admin` to Django's user names, and a zero-width space, soft hyphen,
  *   bidi mark or BOM inside a name is dropped by such normalisers and unseen by a human who approves;
  * - without accents: MySQL's default collations (`utf8mb4_0900_ai_ci`, `_general_ci`) compare `ádmin`
- *   and `ADMİN` equal to `admin`;
+ *   and `ADMİN` equal to `admin`, and `utf8mb4_0900_ai_ci` (like Python's `casefold`) reads `jeß` as `jess`;
  * - up to a NUL, where a C string ends (`"admin\0x"`).
  * The text itself is always the first reading, and the condition resolves the readings the strict way (a
  * deny rule applies when some reading applies it; an allow rule needs every reading).
@@ -32,10 +32,13 @@ function compatible(text: string): string {
   return text.normalize("NFKC").replace(IGNORABLE, "").trim();
 }
 
-/** A compatible text without accents, as an accent-insensitive collation compares it. */
+/** The sharp s, small and capital: `ss` to Python's casefold and MySQL's `utf8mb4_0900_ai_ci`. */
+const SHARP_S = /[\u00df\u1e9e]/g;
+
+/** A compatible text without accents, as an accent-insensitive collation (or `casefold`) compares it. */
 function unaccented(compatibleForm: string): string {
   // Trimmed again: a compatibility form may begin or end with a space that only carried accents ("῭").
-  return compatibleForm.normalize("NFD").replace(MARKS, "").normalize("NFC").trim();
+  return compatibleForm.normalize("NFD").replace(MARKS, "").normalize("NFC").replace(SHARP_S, "ss").trim();
 }
 
 /**
