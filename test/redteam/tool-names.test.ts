@@ -30,6 +30,59 @@ const globDeny: InlinePolicy = {
   },
 };
 
+const namedDeny: InlinePolicy = {
+  name: "redteam-named-deny",
+  rules: {
+    toolDefault: "allow",
+    toolRules: [
+      { id: "tool.no-delete", tool: "repo.delete", effect: "deny", message: "repositories stay" },
+      { id: "tool.no-shell", tool: "shell.*", effect: "deny", message: "no shell" },
+    ],
+  },
+};
+
+const namedAllow: InlinePolicy = {
+  name: "redteam-named-allow",
+  rules: {
+    toolDefault: "deny",
+    toolRules: [{ id: "tool.reads", tool: "repo.read", effect: "allow", message: "reads are fine" }],
+  },
+};
+
+describe("red team: a tool name respelled as a dispatcher that trims or normalises names reads it", () => {
+  // A dispatcher that strips the model's names (`tools[name.strip()]`), normalises them, or hands them to
+  // C code runs the named tool; the policy's `tool` patterns must govern these spellings as texts are read.
+  const spellings = [
+    "repo.delete ",
+    " repo.delete",
+    "repo.delete\u200b",
+    "repo\u00ad.delete",
+    "ｒｅｐｏ.delete",
+    "repo.delete\u0000x",
+    "répo.delete",
+    "\u200bshell.run",
+    "ｓｈｅｌｌ.run",
+  ];
+  for (const name of spellings) {
+    it(`a deny by name holds for ${JSON.stringify(name)}`, async () => {
+      const guard = await pool.get(namedDeny);
+      expectRefused(await guard.checkToolCall({ name, arguments: {} }), JSON.stringify(name));
+    });
+  }
+
+  it("other names stay allowed, and an allow by name covers only the name itself (controls)", async () => {
+    const guard = await pool.get(namedDeny);
+    for (const name of ["repo.read", "repo.deleted", "shellfish.eat"]) {
+      expectAllowed(await guard.checkToolCall({ name, arguments: {} }), name);
+    }
+    const allow = await pool.get(namedAllow);
+    expectAllowed(await allow.checkToolCall({ name: "repo.read", arguments: {} }), "repo.read");
+    for (const name of ["repo.read ", "ｒｅｐｏ.read", "repo.delete"]) {
+      expectRefused(await allow.checkToolCall({ name, arguments: {} }), JSON.stringify(name));
+    }
+  });
+});
+
 describe("red team: tool names across providers", () => {
   it("the policy's deny governs the provider's spelling of the tool", async () => {
     const guard = await pool.get("mcp-tools");
