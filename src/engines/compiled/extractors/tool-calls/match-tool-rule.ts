@@ -1,7 +1,8 @@
 /**
  * Picks the effect of a policy's tool rules for one call. Semantics:
  * - A rule applies when its `tool` pattern matches the call's name (see tool-glob.ts) and its `when`
- *   condition, if any, holds over the facts `{ ...facts, tool, name, args, id, format }`.
+ *   condition, if any, holds over the facts `{ ...facts, tool, name, args, id, format }`. The name is
+ *   read as texts are (trimmed, compatibility form, no accents), the strict way (namesTool).
  * - Conditions are three-valued (src/core/condition.ts): argument values of a known kind are compared in
  *   canonical form, and a value that cannot be canonicalised makes the condition unknown. A deny/ask
  *   rule's condition is read the strict way with `strictWhen: true`, an allow rule's with `false`.
@@ -19,6 +20,7 @@
  *   deny and ask rules and as not holding for allow rules, so an error never loosens the policy.
  */
 import type { ArgKind, ArgumentKinds, PathOptions } from "../../../../core/arg-kinds.js";
+import { textReadings } from "../../../../core/canonical/text.js";
 import {
   type Condition,
   conditionForName,
@@ -137,8 +139,9 @@ function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): rea
     // Strictest effect first (a stable sort: policy order within each effect), so that once a deny
     // certainly applies the ask and allow rules, which cannot change the outcome, are not evaluated.
     // A deny or ask rule's condition is read the strict way, an allow rule's the other (matchToolRule).
+    const readings = textReadings({ text: name });
     matching = named.rules
-      .filter((rule) => matchesToolGlob({ pattern: rule.tool, name }))
+      .filter((rule) => namesTool({ rule, readings }))
       .sort((a, b) => STRICTNESS[b.effect] - STRICTNESS[a.effect])
       .map((rule) => ({
         rule,
@@ -150,6 +153,18 @@ function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): rea
     named.byName.set(name, matching);
   }
   return matching;
+}
+
+/**
+ * Whether a rule's pattern names the call's tool, its name read as a dispatcher may read it (trimmed, in
+ * compatibility form, without accents: text.ts), the strict way: a deny or ask rule names it when its
+ * pattern matches some reading, an allow rule only when it matches every one. A dispatcher that strips
+ * or normalises the model's names runs `repo.delete` for `"repo.delete "` or `"ｒｅｐｏ.delete"`.
+ */
+function namesTool(options: { rule: ToolRule; readings: readonly string[] }): boolean {
+  const { rule, readings } = options;
+  const matches = (name: string) => matchesToolGlob({ pattern: rule.tool, name });
+  return rule.effect === "allow" ? readings.every(matches) : readings.some(matches);
 }
 
 /** The rule with the winning effect among `rules` (strictest, then most specific, then first). */
