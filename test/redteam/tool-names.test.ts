@@ -70,6 +70,31 @@ describe("red team: a tool name respelled as a dispatcher that trims or normalis
     });
   }
 
+  it("an argument the policy declares a path for a tool is a path under the respelled name too", async () => {
+    const guard = await pool.get({
+      name: "redteam-named-kinds",
+      rules: {
+        toolDefault: "deny",
+        paths: { base: "/workspace" },
+        argumentKinds: { "files.put": { slot: "path" } },
+        toolRules: [
+          {
+            id: "tool.no-secrets",
+            tool: "*",
+            effect: "deny",
+            message: "secrets stay",
+            when: { field: "args:path", op: "pathMatches", value: ["**/secrets", "**/secrets/**"] },
+          },
+          { id: "tool.rest", tool: "*", effect: "allow", message: "the rest is fine" },
+        ],
+      },
+    });
+    for (const name of ["files.put", "files.put ", "ｆｉｌｅｓ.put"]) {
+      const decision = await guard.checkToolCall({ name, arguments: { slot: "secrets" } });
+      expectRefused(decision, JSON.stringify(name));
+    }
+  });
+
   it("other names stay allowed, and an allow by name covers only the name itself (controls)", async () => {
     const guard = await pool.get(namedDeny);
     for (const name of ["repo.read", "repo.deleted", "shellfish.eat"]) {
