@@ -61,7 +61,11 @@ function specificity(rule: ToolRule): number {
 
 const declaredCache = new WeakMap<ArgumentKinds, Map<string, Record<string, ArgKind[]> | undefined>>();
 
-/** The declarations of `rules.argumentKinds` whose tool glob matches the call, merged (cached per tool). */
+/**
+ * The declarations of `rules.argumentKinds` whose tool glob matches the call, merged (cached per tool):
+ * its name read as texts are, a declaration for any reading counts (a respelled name must not make a
+ * declared path plain text).
+ */
 export function declaredKindsFor(options: {
   argumentKinds: ArgumentKinds | undefined;
   tool: string;
@@ -75,8 +79,9 @@ export function declaredKindsFor(options: {
   }
   if (byTool.has(tool)) return byTool.get(tool);
   let out: Record<string, ArgKind[]> | undefined;
+  const readings = textReadings({ text: tool });
   for (const [pattern, kinds] of Object.entries(argumentKinds)) {
-    if (!matchesToolGlob({ pattern, name: tool })) continue;
+    if (!readings.some((name) => matchesToolGlob({ pattern, name }))) continue;
     out ??= {};
     for (const [path, kind] of Object.entries(kinds)) out[path] = [...(out[path] ?? []), kind];
   }
