@@ -62,6 +62,10 @@ describe("red team: a tool name respelled as a dispatcher that trims or normalis
     "répo.delete",
     "\u200bshell.run",
     "ｓｈｅｌｌ.run",
+    // The provider's spelling of the name (repo_delete), respelled in turn.
+    "repo_delete ",
+    "ｒｅｐｏ_delete",
+    "REPO_DELETE\u200b",
   ];
   for (const name of spellings) {
     it(`a deny by name holds for ${JSON.stringify(name)}`, async () => {
