@@ -80,4 +80,15 @@ describe("resolveToolName", () => {
     const exact = policyWith({ vocabulary: { actions: ["a.b", "a_b"] } });
     expect(resolveToolName({ policy: exact, name: "a_b" })).toEqual({ name: "a_b", via: "exact" });
   });
+
+  it("calls an unknown name that reads as a known one (trimmed, compatibility form) ambiguous", () => {
+    const tools = policyWith({ vocabulary: { actions: ["repo.delete", "repo.read"] } });
+    for (const name of ["repo_delete ", "ｒｅｐｏ_delete", "REPO.DELETE\u200b"]) {
+      expect(resolveToolName({ policy: tools, name })).toEqual({ ambiguous: [name, "repo.delete"] });
+    }
+    expect(resolveToolName({ policy: tools, name: "repo_list " })).toEqual({
+      name: "repo_list ",
+      via: "unknown",
+    });
+  });
 });

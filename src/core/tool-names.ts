@@ -11,9 +11,13 @@
  * 2. alias: `rules.vocabulary.toolAliases` maps it (`{ "send_mail": "email.send" }`);
  * 3. mapped: exactly one known name becomes it under the default mapping (`providerToolName`);
  * 4. unknown: no known name does; the name is checked as given (glob rules and `toolDefault` apply).
+ *    Unless it reads as a known name once trimmed, in compatibility form or without accents (as texts
+ *    are read: canonical/text.ts), as a dispatcher that strips or normalises names reads it
+ *    (`"repo_delete "`): then it is ambiguous between the name as written and that tool.
  * Two known names that both map to it make it ambiguous, and the check fails closed: which rules govern
  * the call cannot be known.
  */
+import { textReadings } from "./canonical/text.js";
 import type { Policy } from "./policy.js";
 
 /** The default mapping to a provider's function name: every character outside [A-Za-z0-9_-] becomes "_". */
@@ -53,6 +57,25 @@ function knownOf(options: { policy: Policy }): Map<string, string> {
 }
 
 export function resolveToolName(options: { policy: Policy; name: string }): ResolvedToolName {
+  const { policy, name } = options;
+  const resolved = resolveAsGiven({ policy, name });
+  if (!("name" in resolved) || resolved.via !== "unknown") return resolved;
+  // A name known to none of the rules may still be one when read as a dispatcher reads names (trimmed,
+  // compatibility form, no accents: text.ts): `"repo_delete "` is `repo_delete`, which maps to
+  // `repo.delete`. Such a name is the unknown tool as written or a known one: ambiguous, so the check
+  // fails closed (a deny on the known tool holds, and its allow is not given to another spelling).
+  const found = new Set<string>();
+  for (const reading of textReadings({ text: name }).slice(1)) {
+    const read = resolveAsGiven({ policy, name: reading });
+    if ("ambiguous" in read) {
+      for (const candidate of read.ambiguous) found.add(candidate);
+    } else if (read.via !== "unknown") found.add(read.name);
+  }
+  return found.size > 0 ? { ambiguous: [name, ...[...found].sort()] } : resolved;
+}
+
+/** resolveToolName for the name exactly as given. */
+function resolveAsGiven(options: { policy: Policy; name: string }): ResolvedToolName {
   const { policy, name } = options;
   const known = knownOf({ policy });
   const lower = name.toLowerCase();
