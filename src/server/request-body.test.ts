@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { isWardenError } from "../core/errors.js";
-import { readBytes, readJsonBody } from "./request-body.js";
+import { discardRest, readBytes, readJsonBody } from "./request-body.js";
 
 type Body = NonNullable<ConstructorParameters<typeof Request>[1]>["body"];
 
@@ -49,13 +49,12 @@ describe("readJsonBody", () => {
 });
 
 describe("readBytes", () => {
-  it("pauses (never destroys) a stream that passes the limit, so the answer can still be sent", async () => {
+  it("reads the rest of a body over the limit before it refuses, so the answer is not met by a reset", async () => {
     const stream = Readable.from([Buffer.alloc(40), Buffer.alloc(40), Buffer.alloc(40)], {
       objectMode: false,
     });
     expect(await reasonOf(readBytes({ stream, maxBodyBytes: 64 }))).toBe("body-too-large");
-    expect(stream.destroyed).toBe(false);
-    expect(stream.isPaused()).toBe(true);
+    expect(stream.readableEnded).toBe(true);
   });
 
   it("answers ABORTED when the stream closes before it ends", async () => {
@@ -65,5 +64,21 @@ describe("readBytes", () => {
     stream.destroy();
     const error = await reading.catch((e: unknown) => e);
     expect(isWardenError(error) && error.code).toBe("ABORTED");
+  });
+});
+
+describe("discardRest", () => {
+  it("pauses (never destroys) a stream that passes its bounds, so the answer can still be sent", async () => {
+    const stream = new Readable({ read() {} });
+    const dropping = discardRest({ stream, maxBytes: 64, maxMs: 60_000 });
+    stream.push(Buffer.alloc(40));
+    stream.push(Buffer.alloc(40));
+    await dropping;
+    expect(stream.destroyed).toBe(false);
+    expect(stream.isPaused()).toBe(true);
+    const waiting = new Readable({ read() {} });
+    await discardRest({ stream: waiting, maxBytes: 64, maxMs: 20 });
+    expect(waiting.destroyed).toBe(false);
+    expect(waiting.isPaused()).toBe(true);
   });
 });

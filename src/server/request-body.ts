@@ -1,12 +1,17 @@
 /**
  * A request's JSON body, read within the service's limits: at most `maxBodyBytes` (a declared
- * Content-Length over the limit is refused before a byte is read; a chunked body is refused as soon as
+ * Content-Length over the limit is refused without keeping a byte; a chunked body is refused as soon as
  * it passes the limit), no deeper than `maxJsonDepth` (measured before parsing: see ./json-depth.ts),
  * decoded as UTF-8 the way fetch's `Request.text()` decodes (a leading BOM dropped, invalid bytes
  * replaced), then parsed. Under @hono/node-server the bytes come straight from Node's request stream:
  * going through the WHATWG Request instead (a wrapper stream, an AbortController and a Request object
  * per request) cost more than a compiled check. Elsewhere (`app.request()` in tests, another runtime)
  * the Request's body is turned into the same kind of stream and read by the same code.
+ *
+ * Before a body is refused as too large, the rest of it is read and dropped, within bounds (see
+ * {@link discardRest}). Answering first and closing with bytes unread makes the kernel reset the
+ * connection, and a reset can reach the client before the 413 does: the client sees a broken pipe, not
+ * the answer. Servers call this a lingering close; here the lingering comes before the answer.
  */
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
@@ -25,20 +30,63 @@ function tooLarge(options: { maxBodyBytes: number }): WardenError {
   });
 }
 
-/** Throws body-too-large when a Content-Length (without Transfer-Encoding) declares more than the limit. */
-export function assertDeclaredLength(options: {
+/** How much of a refused body is read and dropped before the answer, at most: bytes, and time. */
+export function discardBounds(options: { maxBodyBytes: number }): { bytes: number; ms: number } {
+  return { bytes: Math.max(4 * options.maxBodyBytes, 16 * 1024 * 1024), ms: 5_000 };
+}
+
+/** The length a Content-Length (without Transfer-Encoding) declares; undefined when there is none. */
+export function declaredLength(options: {
   contentLength: string | undefined;
   transferEncoding: string | undefined;
-  maxBodyBytes: number;
-}): void {
-  const { contentLength, transferEncoding, maxBodyBytes } = options;
-  if (contentLength === undefined || transferEncoding !== undefined) return;
-  if (Number.parseInt(contentLength, 10) > maxBodyBytes) throw tooLarge({ maxBodyBytes });
+}): number | undefined {
+  const { contentLength, transferEncoding } = options;
+  if (contentLength === undefined || transferEncoding !== undefined) return undefined;
+  const length = Number.parseInt(contentLength, 10);
+  return Number.isNaN(length) ? undefined : length;
 }
 
 /**
- * Every byte of `stream`, or body-too-large once more than `maxBodyBytes` came. On refusal the stream is
- * paused, not destroyed, so the answer can still be sent on the connection (the server drains the rest).
+ * Reads and drops what is left of `stream` until it ends, closes or fails, or until `maxBytes` more came
+ * or `maxMs` passed (then it is paused, never destroyed, so the answer can still be sent). Never rejects:
+ * it only decides when the refusal goes out.
+ */
+export function discardRest(options: {
+  stream: Readable | IncomingMessage;
+  maxBytes: number;
+  maxMs: number;
+}): Promise<void> {
+  const { stream, maxBytes, maxMs } = options;
+  if (stream.readableEnded || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let size = 0;
+    const stop = () => {
+      clearTimeout(timer);
+      stream.off("data", onData);
+      stream.off("end", stop);
+      stream.off("error", stop);
+      stream.off("close", stop);
+      if (!stream.readableEnded && !stream.destroyed) stream.pause();
+      resolve();
+    };
+    const onData = (chunk: Buffer | Uint8Array) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) stop();
+    };
+    const timer = setTimeout(stop, maxMs);
+    timer.unref();
+    stream.on("data", onData);
+    stream.once("end", stop);
+    stream.once("error", stop);
+    stream.once("close", stop);
+    stream.resume();
+  });
+}
+
+/**
+ * Every byte of `stream`, or body-too-large once more than `maxBodyBytes` came. On refusal the rest is
+ * read and dropped within {@link discardBounds} first, and the stream is left paused, not destroyed, so
+ * the answer can still be sent on the connection.
  */
 export function readBytes(options: {
   stream: Readable | IncomingMessage;
@@ -48,19 +96,25 @@ export function readBytes(options: {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = (error?: unknown) => {
+    const detach = () => {
       stream.off("data", onData);
       stream.off("end", onEnd);
       stream.off("error", finish);
       stream.off("close", onClose);
+    };
+    const finish = (error?: unknown) => {
+      detach();
       if (error) reject(error);
       else resolve(Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer | Uint8Array) => {
       size += chunk.byteLength;
       if (size > maxBodyBytes) {
-        stream.pause();
-        finish(tooLarge({ maxBodyBytes }));
+        detach();
+        const bounds = discardBounds({ maxBodyBytes });
+        void discardRest({ stream, maxBytes: bounds.bytes, maxMs: bounds.ms }).then(() =>
+          reject(tooLarge({ maxBodyBytes })),
+        );
         return;
       }
       chunks.push(
@@ -93,14 +147,21 @@ export async function readJsonBody(options: {
   maxJsonDepth: number;
 }): Promise<unknown> {
   const { maxBodyBytes } = options;
-  assertDeclaredLength({
+  const declared = declaredLength({
     contentLength: options.header("content-length"),
     transferEncoding: options.header("transfer-encoding"),
-    maxBodyBytes,
   });
   const web = options.incoming ? undefined : options.request.body;
   const stream =
     options.incoming ?? (web ? Readable.fromWeb(web as import("node:stream/web").ReadableStream) : undefined);
+  if (declared !== undefined && declared > maxBodyBytes) {
+    // Refused from the header alone; the body is dropped first only when it is within the bounds, so a
+    // declared 2 GB that never comes is answered at once.
+    const bounds = discardBounds({ maxBodyBytes });
+    if (stream && declared <= bounds.bytes)
+      await discardRest({ stream, maxBytes: bounds.bytes, maxMs: bounds.ms });
+    throw tooLarge({ maxBodyBytes });
+  }
   const text = stream ? utf8.decode(await readBytes({ stream, maxBodyBytes })) : "";
   assertJsonDepth({ text, maxDepth: options.maxJsonDepth, what: "the request body" });
   try {

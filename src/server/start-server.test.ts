@@ -1,4 +1,5 @@
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Decision } from "../core/decision.js";
 import { isWardenError } from "../core/errors.js";
@@ -84,6 +85,68 @@ describe("startServer", () => {
     });
     expect(status).toBe(413);
     expect((JSON.parse(text) as ErrorBody).error.details?.reason).toBe("body-too-large");
+  });
+
+  it("reads an over-limit body to its end before the 413, so a client still sending gets the answer, not a reset", async () => {
+    server = await startServer({
+      port: 0,
+      policyRefs: ["mcp-tools"],
+      engine: "compiled",
+      logger: false,
+      maxBodyBytes: 1024,
+    });
+    const port = Number(new URL(server.url).port);
+    // Without a bounded drain before the answer, the server closed the socket with bytes unread, and the
+    // kernel answered the client's next write with a reset, which can drop the 413 on its way.
+    const send = (head: string, pieces: Buffer[]) =>
+      new Promise<{ answer: string; errors: string[] }>((resolve) => {
+        // Half-open, as a client that goes on sending its body after the answer began to arrive.
+        const socket = connect({ host: "127.0.0.1", port, allowHalfOpen: true });
+        const errors: string[] = [];
+        let answer = "";
+        let sent = false;
+        socket.setEncoding("latin1");
+        socket.on("data", (d: string) => {
+          if (!sent) errors.push("answered before the body was sent");
+          answer += d;
+        });
+        socket.on("error", (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+        socket.on("close", () => resolve({ answer, errors }));
+        socket.write(head);
+        let i = 0;
+        const next = () => {
+          if (i === pieces.length) {
+            socket.end();
+            return;
+          }
+          const piece = pieces[i++] as Buffer;
+          sent = i === pieces.length;
+          socket.write(piece, (e) => {
+            if (e) errors.push((e as NodeJS.ErrnoException).code ?? e.message);
+            else setTimeout(next, 150);
+          });
+        };
+        setTimeout(next, 15);
+      });
+    const pieces = Array.from({ length: 6 }, () => Buffer.alloc(16 * 1024, 0x20));
+    const total = pieces.reduce((n, p) => n + p.length, 0);
+    const declared = await send(
+      `POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\nConnection: close\r\n\r\n`,
+      pieces,
+    );
+    expect(declared.errors).toEqual([]);
+    expect(declared.answer).toMatch(/^HTTP\/1\.1 413 /);
+    const chunked = await send(
+      `POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
+      [
+        ...pieces.map((p) =>
+          Buffer.concat([Buffer.from(`${p.length.toString(16)}\r\n`), p, Buffer.from("\r\n")]),
+        ),
+        Buffer.from("0\r\n\r\n"),
+      ],
+    );
+    expect(chunked.errors).toEqual([]);
+    expect(chunked.answer).toMatch(/^HTTP\/1\.1 413 /);
   });
 
   it("serves a model engine and reports the model's calls in stats", async () => {
