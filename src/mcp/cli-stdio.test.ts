@@ -123,6 +123,31 @@ describe("CLI commands over stdio and HTTP", { timeout: 90_000 }, () => {
     }
   });
 
+  it.concurrent("warden mcp proxy warms its check path once the tools are listed (--warm-up)", async () => {
+    const transport = proxyTransport({ flags: ["--log-level", "debug", "--warm-up", "50"] });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const client = new Client({ name: "agent", version: "1.0.0" });
+    try {
+      await client.connect(transport, { timeout: 30_000 });
+      await client.listTools();
+      await vi.waitFor(() => expect(stderr).toMatch(/"checks":50,.*"msg":"warmed the check path"/), {
+        timeout: 10_000,
+      });
+      // The made-up calls were neither forwarded nor logged as calls.
+      expect(stderr).not.toMatch(/"msg":"(forwarded|blocked)"/);
+      const allowed = await client.callTool({
+        name: "filesystem.delete_file",
+        arguments: { path: "/tmp/old.log" },
+      });
+      expect(text(allowed)).toBe("deleted /tmp/old.log");
+    } finally {
+      await client.close();
+    }
+  });
+
   it.concurrent("warden mcp proxy checks resource reads, and --no-guard-content forwards them", async () => {
     const proxy = (...flags: string[]) => proxyTransport({ flags: ["--log-level", "silent", ...flags] });
     const guarded = new Client({ name: "agent", version: "1.0.0" });

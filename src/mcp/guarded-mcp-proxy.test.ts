@@ -93,6 +93,7 @@ async function setUp(
     guardContent?: boolean;
     checkTimeoutMs?: number;
     context?: Record<string, unknown>;
+    warmUpChecks?: number;
     upstream?: Omit<FakeUpstreamOptions, "namespaced">;
     /** Called after the rig records each decision. */
     onDecision?: (event: DecisionEvent) => void;
@@ -144,6 +145,7 @@ async function setUp(
     ...(options.guardContent !== undefined ? { guardContent: options.guardContent } : {}),
     ...(options.checkTimeoutMs !== undefined ? { checkTimeoutMs: options.checkTimeoutMs } : {}),
     ...(options.context ? { context: options.context } : {}),
+    ...(options.warmUpChecks !== undefined ? { warmUpChecks: options.warmUpChecks } : {}),
   });
   const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
   await proxy.connect({ transport: proxySide });
@@ -550,6 +552,76 @@ describe("createGuardedMcpProxy: the tools' input schemas", () => {
       { name: "filesystem.delete_file", arguments: { path: "/etc/hosts" } },
     ]);
     expect(context.toolSchemas).toEqual({ "filesystem.delete_file": expect.objectContaining(PATH_SCHEMA) });
+  });
+});
+
+describe("createGuardedMcpProxy: the warm-up", () => {
+  /** Waits, boundedly, until `count()` has stopped growing. */
+  const settled = async (count: () => number) => {
+    let last = -1;
+    for (let i = 0; i < 100 && count() !== last; i++) {
+      last = count();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return count();
+  };
+
+  it("checks made-up calls of the listed tools inline once they are known, and changes nothing", async () => {
+    const { agent, subjects, events, proxy, upstream } = await setUp({ warmUpChecks: 40 });
+    await agent.listTools();
+    expect(await settled(() => subjects.length)).toBe(40);
+    const tools = new Set(subjects.map((s) => s.trajectory?.at(-1)?.action));
+    expect(tools.size).toBeGreaterThan(1);
+    // A path argument gets a path; every made-up call is alone in its trajectory.
+    const read = subjects.find((s) => s.trajectory?.at(-1)?.action === "filesystem.read_file");
+    expect(typeof read?.trajectory?.at(-1)?.args.path).toBe("string");
+    expect(subjects.every((s) => s.trajectory?.length === 1)).toBe(true);
+    // Nothing was forwarded, counted, reported or remembered.
+    expect(upstream.calls).toEqual([]);
+    expect(events).toEqual([]);
+    expect(proxy.stats()).toMatchObject({ checked: 0, forwarded: 0, blocked: 0 });
+    await agent.callTool({ name: "filesystem.read_file", arguments: { path: "/tmp/a" } });
+    expect(subjects.at(-1)?.trajectory).toHaveLength(1);
+    expect(proxy.stats()).toMatchObject({ checked: 1 });
+  });
+
+  it("never asks an engine's check, so never a model: with no inline answer it stops at once", async () => {
+    let checks = 0;
+    let inlineAsked = 0;
+    const engine: Engine = {
+      name: "model-backed",
+      check: async () => {
+        checks++;
+        return allowDecision({ engine: "model-backed", output: null });
+      },
+    };
+    withInlineCheck({
+      engine,
+      inline: () => {
+        inlineAsked++;
+        return undefined;
+      },
+    });
+    const { agent } = await setUp({ engine, warmUpChecks: 500 });
+    await agent.listTools();
+    await settled(() => inlineAsked);
+    expect(inlineAsked).toBe(1);
+    expect(checks).toBe(0);
+  });
+
+  it("runs only when asked (warmUpChecks 0 by default) and rejects a bad count naming the field", async () => {
+    const { agent, subjects } = await setUp();
+    await agent.listTools();
+    expect(await settled(() => subjects.length)).toBe(0);
+    const [upstreamSide] = InMemoryTransport.createLinkedPair();
+    await expect(
+      createGuardedMcpProxy({
+        upstream: upstreamSide,
+        policy,
+        engine: { name: "x", check: async () => allowDecision({ engine: "x", output: null }) },
+        warmUpChecks: -1,
+      }),
+    ).rejects.toThrow(/warmUpChecks/);
   });
 });
 

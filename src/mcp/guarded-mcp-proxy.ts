@@ -78,6 +78,7 @@ import type { Step, Subject } from "../core/subject.js";
 import { toolCallSubject } from "../core/tool-call.js";
 import { parseWith } from "../core/validate.js";
 import type { Engine } from "../engines/engine.js";
+import { inlineCheckOf } from "../engines/inline-check.js";
 import { type Cancellation, checkBounded } from "../runtime/check-within.js";
 import {
   CheckTimeoutMsSchema,
@@ -101,6 +102,7 @@ import { type Classified, classifyMessage, jsonForm, lookalike, type RequestId }
 import { toMcpError } from "./mcp-errors.js";
 import { deliversParsedJson, rawStdio } from "./raw-stdio.js";
 import { realPathArgs } from "./real-path-args.js";
+import { sampleArgs, startWarmUp, type WarmUp } from "./warm-up.js";
 
 /** An upstream server to start as a child process and talk to over stdio. */
 export interface StdioUpstream {
@@ -154,6 +156,13 @@ export interface GuardedMcpProxyOptions {
   elicitation?: boolean;
   /** How long the proxy waits for the human's answer (default 120 000 ms); then the call is refused. */
   elicitationTimeoutMs?: number;
+  /**
+   * How many checks the proxy runs on made-up calls of the upstream's tools once it knows them, so that
+   * the agent's first calls find the check's code optimised (warm-up.ts; default 0, none: it spends up to
+   * half a second of CPU in the host's process; `warden mcp proxy` runs 2000). They run between
+   * messages, inline only (never a model), for at most 500 ms, and change nothing.
+   */
+  warmUpChecks?: number;
   /** One line per checked call (stderr in the CLI); none when absent. */
   logger?: Logger;
   /**
@@ -180,6 +189,11 @@ export interface GuardedMcpProxy {
   close(): Promise<void>;
 }
 
+/** The most time the warm-up's checks may take in all. */
+const WARM_UP_MAX_MS = 500;
+/** How many listed tools the warm-up makes calls of. */
+const WARM_UP_MAX_TOOLS = 32;
+
 const OptionsSchema = z.object({
   task: z.string().optional(),
   context: z.record(z.string(), z.unknown()).optional(),
@@ -188,6 +202,7 @@ const OptionsSchema = z.object({
   guardContent: z.boolean().optional(),
   hideDeniedTools: z.boolean().optional(),
   realPaths: z.boolean().optional(),
+  warmUpChecks: z.number().int().min(0).max(100_000).default(0),
   requestTimeoutMs: z.number().int().positive().optional(),
   checkTimeoutMs: CheckTimeoutMsSchema.default(DEFAULT_CHECK_TIMEOUT_MS),
   elicitation: z.boolean().default(true),
@@ -618,6 +633,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     if (generation !== toolSchemas.generation) return;
     for (const [tool, schema] of schemas) toolSchemas.schemas.set(tool, schema);
     toolSchemas.complete = true;
+    warmUpOnce();
   };
 
   /** Whether the cache answers for the tool's schema (known, or known to be missing from a whole listing). */
@@ -676,6 +692,43 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       cancellation,
       trust,
     });
+  };
+
+  let warming: WarmUp | undefined;
+  /**
+   * Starts the warm-up (warm-up.ts) the first time the tools are known: the same subject and inline check
+   * as the agent's calls (real paths included), on calls made up from the listed schemas; nothing else.
+   */
+  const warmUpOnce = () => {
+    const inline = inlineCheckOf({ engine });
+    if (warming || closing || o.warmUpChecks === 0 || !inline) return;
+    const base = policy.rules?.paths?.base;
+    const pathValue = base?.startsWith("/") ? base : process.cwd();
+    const calls = [...toolSchemas.schemas].slice(0, WARM_UP_MAX_TOOLS).map(([tool, inputSchema]) => ({
+      tool,
+      inputSchema,
+      args: sampleArgs({ inputSchema, pathValue }),
+    }));
+    warming = startWarmUp({
+      calls,
+      maxChecks: o.warmUpChecks,
+      maxMs: WARM_UP_MAX_MS,
+      check: ({ tool, args, inputSchema }) => {
+        const checked = o.realPaths
+          ? realPathArgs({ args, inputSchema, ...(base ? { base } : {}) }).args
+          : args;
+        const subject = toolCallSubject({
+          tool: `${prefix}${tool}`,
+          args: checked,
+          ...(o.task !== undefined ? { task: o.task } : {}),
+          ...(o.context ? { context: o.context } : {}),
+          ...(inputSchema !== undefined ? { inputSchema } : {}),
+          history,
+        });
+        return inline({ policy, subject, trust }) !== undefined;
+      },
+    });
+    void warming.done.then((checks) => logger?.debug({ checks }, "warmed the check path"));
   };
 
   /**
@@ -1059,6 +1112,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     let result = body.result;
     if (!entry.step && entry.kind === "tools/list") {
       learnTools(toolSchemas, { result, firstPage: entry.firstPage === true });
+      warmUpOnce();
       if (hideDenied) result = withoutDeniedTools(result);
     }
     answer(entry, { result });
@@ -1146,6 +1200,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       finish = resolve;
     });
     void (async () => {
+      warming?.stop();
       callLog?.flush();
       if (deadlineTimer) clearTimeout(deadlineTimer);
       // Requests still waiting are answered as the SDK answers requests on a closed connection.

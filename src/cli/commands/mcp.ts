@@ -48,6 +48,12 @@ const ProxyOptionsSchema = z.object({
     .pipe(z.number().int().max(65_535))
     .optional(),
   host: z.string().min(1).optional(),
+  warmUp: z
+    .string()
+    .regex(/^\d+$/, "a whole number of checks")
+    .transform(Number)
+    .pipe(z.number().int().max(100_000))
+    .default(2000),
   logLevel: LogLevelSchema,
 });
 
@@ -141,6 +147,10 @@ export function registerMcpCommand(options: { program: Command }): void {
     )
     .option("--host <host>", "the address --http binds (default 127.0.0.1)")
     .option(
+      "--warm-up <checks>",
+      "checks run on made-up calls of the upstream's tools once they are listed, so the first real calls are checked by optimised code (default 2000; 0 for none)",
+    )
+    .option(
       "--log-level <level>",
       "fatal | error | warn | info | debug | trace | silent (logs go to stderr)",
       "info",
@@ -160,6 +170,7 @@ export function registerMcpCommand(options: { program: Command }): void {
           elicitationTimeout: raw.elicitationTimeout,
           http: raw.http,
           host: raw.host,
+          warmUp: raw.warmUp,
           logLevel: raw.logLevel,
         },
         what: "mcp proxy options",
@@ -191,6 +202,7 @@ export function registerMcpCommand(options: { program: Command }): void {
           ...(o.toolPrefix !== undefined ? { toolPrefix: o.toolPrefix } : {}),
           guardContent: o.guardContent,
           realPaths: o.realPaths,
+          warmUpChecks: o.warmUp,
           elicitation: o.elicitation,
           ...(o.elicitationTimeout !== undefined ? { elicitationTimeoutMs: o.elicitationTimeout } : {}),
           ...checkTimeout,
