@@ -13,8 +13,9 @@
  * costs on this machine, which no stdio proxy can go below.
  *
  * A third path, the library (`createGuardedMcpProxy` in this process, the agent's client on an in-memory
- * transport, same upstream on stdio), splits the CLI's added cost into the proxy's own work and the extra
- * stdio hop (two more pipe crossings and JSON encodings per call), which no proxy process can avoid.
+ * transport, same upstream on stdio, warmed up as the CLI is), splits the CLI's added cost into the
+ * proxy's own work and the extra stdio hop (two more pipe crossings and JSON encodings per call), which
+ * no proxy process can avoid.
  *
  * `bin/warden.js` runs the build when it is fresher than src/ and the sources through tsx otherwise, so
  * run `npm run build` first to measure what users run (tsx's per-closure naming slows the checks).
@@ -298,6 +299,8 @@ export async function benchMcpProxy(options: BenchMcpProxyOptions = {}): Promise
       policy,
       engine: handle.engine,
       realPaths: true,
+      // As the CLI does by default (--warm-up 2000), so the two split the same work.
+      warmUpChecks: 2_000,
     });
     const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
     await proxy.connect({ transport: proxySide });
