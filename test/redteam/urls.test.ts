@@ -1,7 +1,7 @@
 /**
  * Red team, URLs: a rule on a URL's domain or host must hold for every spelling WHATWG parsing gives the
  * same host (userinfo, backslashes, fragments, percent-encoded and full-width hosts, trailing dots, IP
- * spellings), for every URL-valued argument of the call. Inline policies through createGuard.
+ * spellings, IPv4-mapped IPv6, 0.0.0.0 and *.localhost), for every URL-valued argument of the call. Inline policies through createGuard.
  */
 import { describe, it } from "vitest";
 import {
@@ -133,6 +133,38 @@ describe("urls: never evil.test, loopback or metadata hosts", () => {
       ["http.batch", { requests: [{ link: "https://example.org/" }, { link: "https://evil.test/" }] }],
     ] as const) {
       expectRefused(await check(blockList, args, name), `${name} ${JSON.stringify(args)}`);
+    }
+  });
+});
+
+describe("urls: the same destination in another address form", () => {
+  // A client connects to what these name: an IPv4-mapped IPv6 address is the IPv4 address on a
+  // dual-stack socket, 0.0.0.0 (also written 0) reaches this host's loopback on Linux and macOS, and a
+  // *.localhost name resolves to loopback (RFC 6761; browsers and systemd-resolved do so).
+  const urls = [
+    "http://[::ffff:127.0.0.1]/",
+    "http://[::ffff:7f00:1]:8080/admin",
+    "http://[0:0:0:0:0:ffff:127.0.0.1]/",
+    "http://[::FFFF:127.0.0.1]/",
+    "http://[::ffff:169.254.169.254]/latest/meta-data/",
+    "http://[::ffff:a9fe:a9fe]/latest/meta-data/",
+    "http://0.0.0.0:8080/admin",
+    "http://0/",
+    "http://[::ffff:0.0.0.0]:8080/",
+    "http://admin.localhost/",
+    "http://a.b.LOCALHOST./x",
+  ];
+  it.each(urls)("refuses url %j", async (url) => {
+    expectRefused(await check(blockList, { url }), `fetch ${JSON.stringify(url)}`);
+  });
+
+  it("still allows other IPv6 and other names", async () => {
+    for (const url of [
+      "http://[2001:db8::1]/",
+      "http://[::ffff:93.184.215.14]/",
+      "http://localhost.example.org/",
+    ]) {
+      expectAllowed(await check(blockList, { url }), url);
     }
   });
 });
