@@ -74,6 +74,45 @@ describe("canonicalUrl: hosts", () => {
   });
 });
 
+describe("canonicalUrl: hosts that reach another host's address", () => {
+  const hosts = (url: string) => forms(url).map((f) => f.host);
+
+  it("reads an IPv4-mapped IPv6 address as its IPv4 address too, its href and domain with it", () => {
+    expect(hosts("http://[::ffff:127.0.0.1]/")).toEqual(["[::ffff:7f00:1]", "127.0.0.1"]);
+    expect(hosts("http://[0:0:0:0:0:FFFF:a9fe:a9fe]/x")).toEqual(["[::ffff:a9fe:a9fe]", "169.254.169.254"]);
+    const mapped = forms("http://[::ffff:10.0.0.1]:8080/x")[1]!;
+    expect(mapped).toMatchObject({ host: "10.0.0.1", domain: "10.0.0.1", href: "http://10.0.0.1:8080/x" });
+  });
+
+  it("reads 0.0.0.0 (however written) as loopback too, and *.localhost as localhost", () => {
+    expect(hosts("http://0.0.0.0:8080/")).toEqual(["0.0.0.0", "127.0.0.1"]);
+    expect(hosts("http://0/")).toEqual(["0.0.0.0", "127.0.0.1"]);
+    expect(hosts("http://[::ffff:0.0.0.0]/")).toEqual(["[::ffff:0:0]", "0.0.0.0", "127.0.0.1"]);
+    expect(hosts("http://Admin.LOCALHOST./")).toEqual(["admin.localhost", "localhost"]);
+  });
+
+  it("leaves other addresses and names one reading", () => {
+    for (const url of [
+      "http://[::1]/",
+      "http://[2001:db8::ffff:1:1]/",
+      "http://localhost/",
+      "http://localhost.example.org/",
+      "http://127.0.0.2/",
+    ]) {
+      expect(forms(url), url).toHaveLength(1);
+    }
+  });
+
+  it("every IPv4 address mapped into IPv6 reads as itself", () => {
+    fc.assert(
+      fc.property(fc.ipV4(), (ip) => {
+        expect(hosts(`http://[::ffff:${ip}]/`)).toContain(forms(`http://${ip}/`)[0]!.host);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe("canonicalUrl: ports and schemes", () => {
   it.each([
     ["https://example.com/", "443"],

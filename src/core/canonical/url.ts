@@ -7,7 +7,8 @@
  * `http://good.com@evil.com` is evil.com. Where other parsers honestly disagree, each reading is a form:
  * `\` is a separator to WHATWG but a literal (userinfo) character to RFC 3986 parsers
  * (`http://evil.com\@good.com`), a scheme-less `user:pass@host` may be meant as https, and a path is read
- * both as sent and percent-decoded (to a bounded fixpoint). Unparseable input is undetermined.
+ * both as sent and percent-decoded (to a bounded fixpoint). A host that reaches another's address is
+ * read as that one too (`hostReadings`). Unparseable input is undetermined.
  */
 import { domainToASCII } from "node:url";
 import { lazyModule } from "../lazy-module.js";
@@ -131,15 +132,37 @@ function urlParts(url: URL): Canonical<UrlParts> {
   if (host === undefined) return undetermined(`URL host "${url.hostname}" is not a valid domain name`);
   const paths = pathReadings({ pathname: url.pathname, hierarchical: url.pathname.startsWith("/") });
   if (!paths.ok) return paths;
-  const base = {
-    href: hrefWithout({ url, host }),
-    scheme,
-    host,
-    domain: host === "" ? "" : (tldts().getDomain(host) ?? host),
-    port: url.port !== "" ? url.port : (DEFAULT_PORTS[scheme] ?? ""),
-    userinfo: url.username + (url.password !== "" ? `:${url.password}` : ""),
-  };
-  return { ok: true, forms: paths.forms.map((path) => ({ ...base, path })) };
+  const port = url.port !== "" ? url.port : (DEFAULT_PORTS[scheme] ?? "");
+  const userinfo = url.username + (url.password !== "" ? `:${url.password}` : "");
+  const forms = hostReadings({ host }).flatMap((reading) => {
+    const href = hrefWithout({ url, host: reading });
+    const domain = reading === "" ? "" : (tldts().getDomain(reading) ?? reading);
+    return paths.forms.map((path) => ({ href, scheme, host: reading, domain, port, userinfo, path }));
+  });
+  return { ok: true, forms };
+}
+
+/** An IPv4-mapped IPv6 address as WHATWG serialises it (`[::ffff:7f00:1]`): its two low groups. */
+const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
+
+/**
+ * The host, then each other host a client reaching it reaches: an IPv4-mapped IPv6 address is its IPv4
+ * address on a dual-stack socket (`[::ffff:127.0.0.1]` is 127.0.0.1); 0.0.0.0 (also written `0`) is
+ * this host's loopback to a client on Linux or macOS; a name under `.localhost` is loopback (RFC 6761,
+ * as browsers and systemd-resolved resolve it), read as `localhost`. More readings only make a deny
+ * catch more and an allow (which needs every reading) give less.
+ */
+export function hostReadings(options: { host: string }): string[] {
+  const readings = [options.host];
+  const mapped = IPV4_MAPPED.exec(options.host);
+  if (mapped) {
+    const high = Number.parseInt(mapped[1] as string, 16);
+    const low = Number.parseInt(mapped[2] as string, 16);
+    readings.push(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  }
+  if (readings.at(-1) === "0.0.0.0") readings.push("127.0.0.1");
+  if (options.host.endsWith(".localhost")) readings.push("localhost");
+  return readings;
 }
 
 /**
