@@ -6,7 +6,8 @@
  * `ask` (Binary-Check: left unassigned here; the shield asks the model when one is configured).
  * Whatever cannot be decided — ask bindings, predicates without a binding, unknown detectors, a
  * detector answering "cannot tell", a condition over a value that has no canonical form (three-valued
- * evaluation: "unknown") — is listed in `unassigned` for the shield to marginalise, never read as false.
+ * evaluation: "unknown"), any predicate of a step whose action is code Warden cannot read — is listed
+ * in `unassigned` for the shield to marginalise, never read as false.
  *
  * History is incremental: an AssignmentHistory remembers, per history predicate, the steps that
  * matched, so assigning step n after step n-1 reads only step n. It assumes the trajectory only grows;
@@ -72,6 +73,8 @@ export function conditionValue(options: { condition: Condition; facts: StepFacts
   why: string[];
 } {
   const { condition, facts } = options;
+  // A step whose action is code Warden cannot read may do anything: nothing about it is known.
+  if (facts.unreadable !== undefined) return { value: "unknown", why: [facts.unreadable] };
   try {
     const r = evaluateConditionTri({ condition, facts: prepared(facts), strictWhen: true });
     return { value: r.value, why: r.unknown };
@@ -227,6 +230,11 @@ function assignOne(
       if (!detector) {
         out.unassigned.push(predicate.name);
         out.notes.push(`${predicate.name}: no detector named '${binding.detector}' is registered`);
+        return;
+      }
+      if (facts.unreadable !== undefined) {
+        out.unassigned.push(predicate.name);
+        out.notes.push(`${predicate.name}: undetermined (${facts.unreadable})`);
         return;
       }
       const params = binding.params ?? {};

@@ -1,100 +1,262 @@
 /**
  * Reads a BrowserGym action string such as `click('a12')`, `fill("b3", "Jane")` or
- * `send_msg_to_user('Shall I delete it?')` into a name and arguments, without evaluating anything:
- * the arguments are Python-style string and number literals (plus `True`/`False`/`None` and keyword
- * arguments), read by a small tokenizer. Anything else is "not an action call" (null), never an error,
- * because a step's action may just as well be a plain name like "click".
+ * `send_msg_to_user('Shall I delete it?')` into a name and arguments, without evaluating anything.
+ * BrowserGym runs the string as Python, so it is read as Python reads it:
+ * - the name is an identifier, NFKC-normalised as Python normalises identifiers (`ｇｏｔｏ` is `goto`);
+ * - arguments are literals: strings with every escape decoded (`\x65`, `\u0065`, `\145`, a backslash at
+ *   a line's end), `r`/`u` prefixes, adjacent strings joined (`"ev" "il"`); numbers (hex, octal,
+ *   binary, underscores, exponents); `True`/`False`/`None`; lists and tuples of literals; keyword
+ *   arguments (`url="…"`).
+ * Anything else is "not one action call" (null), never an error: an expression, an f-string or bytes,
+ * a `\N{…}` escape, a comment, a second call after it. A step's action may just as well be a plain
+ * name like "click"; `isCode` tells a plain name from code that could not be read, which the shield
+ * must treat as undetermined (step-facts.ts).
  */
+
+export type ActionLiteral = string | number | boolean | null | ActionLiteral[];
 
 export interface ParsedActionCall {
   name: string;
   /** Positional arguments in order. */
-  args: Array<string | number | boolean | null>;
-  /** Keyword arguments (`button="left"`). */
-  kwargs: Record<string, string | number | boolean | null>;
+  args: ActionLiteral[];
+  /** Keyword arguments (`button="left"`), by their NFKC-normalised names. */
+  kwargs: Record<string, ActionLiteral>;
 }
 
-type Literal = string | number | boolean | null;
+/** How deep lists of literals may nest. */
+const MAX_NESTING = 8;
 
-const CALL_HEAD = /^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\(/;
+const IDENTIFIER = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}\u00b7\u0387\u1369-\u1371\u19da]*/u;
+const CALL_NAME = new RegExp(
+  `^${IDENTIFIER.source.slice(1)}(?:\\s*\\.\\s*${IDENTIFIER.source.slice(1)})*`,
+  "u",
+);
+const NUMBER =
+  /^(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][-+]?\d(?:_?\d)*)?)(?![\w.])/;
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  a: "\u0007",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+};
 
-function readString(text: string, start: number): { value: string; end: number } | null {
-  const quote = text[start];
-  let i = start + 1;
-  // Python's triple-quoted strings appear in model output for long messages.
-  const triple = text.startsWith(quote!.repeat(3), start);
-  if (triple) i = start + 3;
+/**
+ * Whether a step's action is code rather than a plain action name: a call, several statements, or
+ * anything Python would have to parse. A plain name ("click", "browser.click", "mcp:web.fill") is not.
+ */
+export function isCode(options: { text: string }): boolean {
+  return /[()[\]{};=\n\r"'#+]/.test(options.text);
+}
+
+interface Cursor {
+  text: string;
+  at: number;
+}
+
+function skipSpace(c: Cursor): void {
+  while (c.at < c.text.length && /\s/.test(c.text[c.at] as string)) c.at += 1;
+}
+
+/** A run of hex digits of exactly `length` at the cursor, as a code point, or undefined. */
+function hexDigits(c: Cursor, length: number): number | undefined {
+  const digits = c.text.slice(c.at, c.at + length);
+  if (digits.length !== length || !/^[0-9a-fA-F]+$/.test(digits)) return undefined;
+  c.at += length;
+  return Number.parseInt(digits, 16);
+}
+
+/** The character an escape after a backslash stands for ("" for a line continuation); undefined when Python refuses it or Warden cannot tell. */
+function readEscape(c: Cursor): string | undefined {
+  const ch = c.text[c.at];
+  if (ch === undefined) return undefined;
+  if (ch === "\n") {
+    c.at += 1;
+    return "";
+  }
+  if (ch === "\r") {
+    c.at += c.text[c.at + 1] === "\n" ? 2 : 1;
+    return "";
+  }
+  const simple = SIMPLE_ESCAPES[ch];
+  if (simple !== undefined) {
+    c.at += 1;
+    return simple;
+  }
+  if (/[0-7]/.test(ch)) {
+    const octal = /^[0-7]{1,3}/.exec(c.text.slice(c.at))![0];
+    c.at += octal.length;
+    return String.fromCodePoint(Number.parseInt(octal, 8));
+  }
+  const width = ch === "x" ? 2 : ch === "u" ? 4 : ch === "U" ? 8 : 0;
+  if (width > 0) {
+    c.at += 1;
+    const code = hexDigits(c, width);
+    return code === undefined || code > 0x10ffff ? undefined : String.fromCodePoint(code);
+  }
+  // \N{NAME} needs Unicode's name table: not read. Any other escape keeps its backslash in Python.
+  if (ch === "N") return undefined;
+  c.at += 1;
+  return `\\${ch}`;
+}
+
+/** One string literal (prefix, quotes, body) at the cursor, or undefined when it is not one Warden reads. */
+function readOneString(c: Cursor): string | undefined {
+  const prefix = /^[rRuUbBfF]{0,2}(?=['"])/.exec(c.text.slice(c.at));
+  if (!prefix) return undefined;
+  const flags = prefix[0].toLowerCase();
+  // Bytes and f-strings (whose {…} are expressions) are not read; u is a no-op; r keeps backslashes.
+  if (!["", "r", "u"].includes(flags)) return undefined;
+  const raw = flags === "r";
+  c.at += prefix[0].length;
+  const quote = c.text[c.at] as string;
+  const triple = c.text.startsWith(quote.repeat(3), c.at);
+  const close = triple ? quote.repeat(3) : quote;
+  c.at += close.length;
   let out = "";
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === "\\" && i + 1 < text.length) {
-      const next = text[i + 1]!;
-      const escapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"' };
-      out += escapes[next] ?? `\\${next}`;
-      i += 2;
+  while (c.at < c.text.length) {
+    if (c.text.startsWith(close, c.at)) {
+      c.at += close.length;
+      return out;
+    }
+    const ch = c.text[c.at] as string;
+    if (!triple && (ch === "\n" || ch === "\r")) return undefined;
+    if (ch === "\\") {
+      c.at += 1;
+      if (raw) {
+        // A raw string keeps the backslash; it still stops the next character from closing the string.
+        const next = c.text[c.at];
+        if (next === undefined) return undefined;
+        out += `\\${next}`;
+        c.at += 1;
+        continue;
+      }
+      const decoded = readEscape(c);
+      if (decoded === undefined) return undefined;
+      out += decoded;
       continue;
     }
-    if (triple ? text.startsWith(quote!.repeat(3), i) : ch === quote) {
-      return { value: out, end: i + (triple ? 3 : 1) };
-    }
     out += ch;
-    i += 1;
+    c.at += 1;
   }
-  return null;
+  return undefined;
 }
 
-function readLiteral(text: string, start: number): { value: Literal; end: number } | null {
-  const ch = text[start];
-  if (ch === "'" || ch === '"') return readString(text, start);
-  const rest = text.slice(start);
-  const number = /^-?\d+(?:\.\d+)?/.exec(rest);
-  if (number) return { value: Number(number[0]), end: start + number[0].length };
-  const word = /^(True|False|None|true|false|null)\b/.exec(rest);
+/** A string literal and every literal written right after it (Python joins them), or undefined. */
+function readStrings(c: Cursor): string | undefined {
+  let out = readOneString(c);
+  if (out === undefined) return undefined;
+  for (;;) {
+    const mark = c.at;
+    skipSpace(c);
+    if (!/^[rRuUbBfF]{0,2}['"]/.test(c.text.slice(c.at))) {
+      c.at = mark;
+      return out;
+    }
+    const next = readOneString(c);
+    if (next === undefined) return undefined;
+    out += next;
+  }
+}
+
+function readNumber(c: Cursor): number | undefined {
+  const sign = c.text[c.at] === "-" || c.text[c.at] === "+" ? (c.text[c.at] as string) : "";
+  const match = NUMBER.exec(c.text.slice(c.at + sign.length));
+  if (!match || match[0] === "") return undefined;
+  const value = Number(match[0].replaceAll("_", ""));
+  if (!Number.isFinite(value)) return undefined;
+  c.at += sign.length + match[0].length;
+  return sign === "-" ? -value : value;
+}
+
+/** A list or tuple of literals at the cursor (its opening bracket included), or undefined. */
+function readSequence(c: Cursor, depth: number): ActionLiteral[] | undefined {
+  const close = c.text[c.at] === "[" ? "]" : ")";
+  c.at += 1;
+  const items: ActionLiteral[] = [];
+  for (;;) {
+    skipSpace(c);
+    if (c.text[c.at] === close) {
+      c.at += 1;
+      return items;
+    }
+    const item = readLiteral(c, depth + 1);
+    if (item === undefined) return undefined;
+    items.push(item);
+    skipSpace(c);
+    if (c.text[c.at] === ",") c.at += 1;
+    else if (c.text[c.at] !== close) return undefined;
+  }
+}
+
+function readLiteral(c: Cursor, depth: number): ActionLiteral | undefined {
+  if (depth > MAX_NESTING) return undefined;
+  const ch = c.text[c.at];
+  if (ch === "[" || ch === "(") return readSequence(c, depth);
+  if (/^[rRuUbBfF]{0,2}['"]/.test(c.text.slice(c.at))) return readStrings(c);
+  const word = /^(True|False|None|true|false|null)(?![\p{L}\p{N}_])/u.exec(c.text.slice(c.at));
   if (word) {
+    c.at += word[1]!.length;
     const w = word[1]!;
-    const value = w === "True" || w === "true" ? true : w === "False" || w === "false" ? false : null;
-    return { value, end: start + w.length };
+    return w === "True" || w === "true" ? true : w === "False" || w === "false" ? false : null;
   }
-  return null;
+  return readNumber(c);
 }
 
-function skipSpace(text: string, i: number): number {
-  let j = i;
-  while (j < text.length && /\s/.test(text[j]!)) j += 1;
-  return j;
+/** `name=` at the cursor (not `==`): the keyword, NFKC-normalised, with the cursor past `=`. */
+function readKeyword(c: Cursor): string | undefined {
+  const match = IDENTIFIER.exec(c.text.slice(c.at));
+  if (!match) return undefined;
+  const after: Cursor = { text: c.text, at: c.at + match[0].length };
+  skipSpace(after);
+  if (c.text[after.at] !== "=" || c.text[after.at + 1] === "=") return undefined;
+  c.at = after.at + 1;
+  return match[0].normalize("NFKC");
 }
 
 /** Parses one `name(arg, ...)` call; null when the text is not exactly one such call. */
 export function parseBrowserGymAction(options: { text: string }): ParsedActionCall | null {
-  const { text } = options;
-  const head = CALL_HEAD.exec(text);
+  const c: Cursor = { text: options.text, at: 0 };
+  skipSpace(c);
+  const head = CALL_NAME.exec(c.text.slice(c.at));
   if (!head) return null;
-  const name = head[1]!;
-  const args: Literal[] = [];
-  const kwargs: Record<string, Literal> = {};
-  let i = skipSpace(text, head[0].length);
-  if (text[i] === ")") return skipSpace(text, i + 1) === text.length ? { name, args, kwargs } : null;
-  while (i < text.length) {
-    i = skipSpace(text, i);
-    const key = /^([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)/.exec(text.slice(i));
-    let keyword: string | undefined;
-    if (key) {
-      keyword = key[1]!;
-      i = skipSpace(text, i + key[0].length);
+  const name = head[0].replace(/\s+/g, "").normalize("NFKC");
+  c.at += head[0].length;
+  skipSpace(c);
+  if (c.text[c.at] !== "(") return null;
+  c.at += 1;
+  const args: ActionLiteral[] = [];
+  const kwargs: Record<string, ActionLiteral> = {};
+  for (;;) {
+    skipSpace(c);
+    if (c.text[c.at] === ")") {
+      c.at += 1;
+      skipSpace(c);
+      return c.at === c.text.length ? { name, args, kwargs } : null;
     }
-    const literal = readLiteral(text, i);
-    if (!literal) return null;
-    if (keyword === undefined) args.push(literal.value);
-    else kwargs[keyword] = literal.value;
-    i = skipSpace(text, literal.end);
-    if (text[i] === ",") {
-      i = skipSpace(text, i + 1);
-      // A trailing comma before the closing parenthesis is valid Python.
-      if (text[i] === ")") return skipSpace(text, i + 1) === text.length ? { name, args, kwargs } : null;
-      continue;
-    }
-    if (text[i] === ")") return skipSpace(text, i + 1) === text.length ? { name, args, kwargs } : null;
-    return null;
+    const keyword = readKeyword(c);
+    if (keyword !== undefined) skipSpace(c);
+    // A positional argument after a keyword one is a SyntaxError in Python.
+    else if (Object.keys(kwargs).length > 0) return null;
+    const literal = readLiteral(c, 0);
+    if (literal === undefined) return null;
+    if (keyword === undefined) args.push(literal);
+    else if (Object.hasOwn(kwargs, keyword)) return null;
+    // defineProperty: a keyword named __proto__ stays an own property.
+    else
+      Object.defineProperty(kwargs, keyword, {
+        value: literal,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    skipSpace(c);
+    if (c.text[c.at] === ",") c.at += 1;
+    else if (c.text[c.at] !== ")") return null;
   }
-  return null;
 }

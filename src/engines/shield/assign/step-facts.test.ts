@@ -119,6 +119,29 @@ describe("buildStepFacts", () => {
     expect(buildStepFacts({ step: { action: "press('a1', 'x')", args: {} }, index: 0 }).typed).toBe("x");
   });
 
+  it("reads keyword arguments by BrowserGym's parameter names, and option lists as their items", () => {
+    const at = (action: string) => buildStepFacts({ step: { action, args: {} }, index: 0 });
+    expect(at('goto(url="https://x.test/a")')).toMatchObject({
+      actionType: "goto",
+      targetUrl: "https://x.test/a",
+    });
+    expect(at('fill(bid="b3", value="Jane")')).toMatchObject({ bid: "b3", typed: "Jane" });
+    expect(at('fill("b3", value="Jane")')).toMatchObject({ bid: "b3", typed: "Jane" });
+    expect(at('send_msg_to_user(text="done")').message).toBe("done");
+    expect(at('press("a1", key_comb="x")').typed).toBe("x");
+    expect(at('select_option("b3", ["red", "blue"])')).toMatchObject({ bid: "b3", typed: "red\nblue" });
+    expect(at('ｇｏｔｏ("https://x.test/")').targetUrl).toBe("https://x.test/");
+    expect(at("goto('https://x.test/')").unreadable).toBeUndefined();
+    expect(at("click").unreadable).toBeUndefined();
+  });
+
+  it("marks code it cannot read as one call unreadable, typed by the name it calls", () => {
+    for (const action of ['goto("https://" + host)', 'click("a1"); goto("x")', 'goto(f"{u}")', "x = 1"]) {
+      expect(buildStepFacts({ step: { action, args: {} }, index: 0 }).unreadable, action).toMatch(/code/);
+    }
+    expect(buildStepFacts({ step: { action: 'goto("a" + b)', args: {} }, index: 0 }).actionType).toBe("goto");
+  });
+
   it("recognises selectors", () => {
     for (const s of [
       "#id",

@@ -14,7 +14,7 @@ import {
   normaliseActionType,
   OUTPUT_ACTION_TYPES,
 } from "./action-vocabulary.js";
-import { parseBrowserGymAction } from "./browsergym-action.js";
+import { type ActionLiteral, isCode, parseBrowserGymAction } from "./browsergym-action.js";
 import { type UrlParts, urlParts } from "./url-parts.js";
 
 export interface StepFacts {
@@ -56,6 +56,11 @@ export interface StepFacts {
   argsText: string;
   /** Element text + value + arguments, newline-joined: "what this step touched". */
   text: string;
+  /**
+   * Why the step cannot be read, when its action is code that is not one BrowserGym call Warden reads
+   * (an expression, several calls, an f-string): every predicate of the step is then undetermined.
+   */
+  unreadable?: string;
   /** The page URL split for substring tests. */
   page: UrlParts;
   /** The navigation target split for substring tests. */
@@ -65,6 +70,9 @@ export interface StepFacts {
 function str(value: unknown): string {
   if (value === undefined || value === null) return "";
   if (typeof value === "string") return value;
+  // A list of options (select_option) is read as its items, one per line.
+  if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null || Array.isArray(v)))
+    return value.map(str).join("\n");
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return JSON.stringify(value);
 }
@@ -99,47 +107,87 @@ interface CallView {
   args: Record<string, unknown>;
 }
 
+/**
+ * BrowserGym's parameter names of the actions the facts read, so a keyword argument (`goto(url=…)`)
+ * lands where a positional one would. Actions not listed keep `argN` names and their keywords.
+ */
+const PARAMETERS: Readonly<Record<string, readonly string[]>> = {
+  goto: ["url"],
+  send_msg_to_user: ["text"],
+  answer: ["text"],
+  fill: ["bid", "value"],
+  select_option: ["bid", "options"],
+  press: ["bid", "key_comb"],
+};
+/** Other keyword names agents use for the same parameter. */
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
+  url: ["href"],
+  text: ["message", "msg", "content", "reason", "answer"],
+  value: ["text"],
+  options: ["option", "value", "values"],
+  key_comb: ["key", "keys"],
+};
+
+/** The call's arguments by BrowserGym's parameter names: positional ones first, then keywords. */
+function namedArguments(
+  type: string,
+  call: { args: ActionLiteral[]; kwargs: Record<string, ActionLiteral> },
+) {
+  const names = PARAMETERS[type] ?? [];
+  const named: Record<string, string> = {};
+  names.forEach((name, i) => {
+    const keyword = [name, ...(ALIASES[name] ?? [])].find((k) => Object.hasOwn(call.kwargs, k));
+    const value = call.args[i] ?? (keyword !== undefined ? call.kwargs[keyword] : undefined);
+    named[name] = value === undefined ? "" : str(value);
+  });
+  return named;
+}
+
+/** The name code calls first (NFKC, as Python reads it), for its action type; "" when it calls none. */
+function calledName(action: string): string {
+  const head = /^\s*([\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}.]*)\s*\(/u.exec(action);
+  return head ? (head[1] as string).normalize("NFKC") : "";
+}
+
 /** What a BrowserGym call string says, in step terms. */
 function readCall(action: string): CallView | null {
   const call = parseBrowserGymAction({ text: action });
   if (!call) return null;
   const type = normaliseActionType({ action: call.name });
-  const a = call.args.map((x) => (x === null ? "" : String(x)));
+  const a = call.args.map(str);
+  const n = namedArguments(type, call);
   const view: CallView = { name: call.name, bid: "", value: "", targetUrl: "", message: "", args: {} };
   switch (type) {
     case "goto":
-      view.targetUrl = a[0] ?? "";
+      view.targetUrl = n.url ?? "";
       view.args = { url: view.targetUrl };
       break;
     case "send_msg_to_user":
     case "answer":
-      view.message = a[0] ?? "";
+      view.message = n.text ?? "";
       view.args = { text: view.message };
       break;
     case "fill":
     case "select_option":
-      if (a.length >= 2) {
-        view.bid = a[0] ?? "";
-        view.value = a[1] ?? "";
-      } else {
-        view.value = a[0] ?? "";
+    case "press": {
+      // One positional argument and no keywords: the value alone (keyboard_type("…"), press("Enter")).
+      const second = type === "fill" ? n.value : type === "press" ? n.key_comb : n.options;
+      if (a.length === 1 && Object.keys(call.kwargs).length === 0) view.value = a[0] ?? "";
+      else {
+        view.bid = n.bid ?? "";
+        view.value = second ?? "";
       }
-      view.args = { bid: view.bid, value: view.value };
+      view.args =
+        type === "press" ? { bid: view.bid, key: view.value } : { bid: view.bid, value: view.value };
       break;
-    case "press":
-      if (a.length >= 2) {
-        view.bid = a[0] ?? "";
-        view.value = a[1] ?? "";
-      } else {
-        view.value = a[0] ?? "";
-      }
-      view.args = { bid: view.bid, key: view.value };
-      break;
+    }
     default:
       view.bid = a[0] !== undefined && BID_PATTERN.test(a[0]) ? a[0] : "";
       view.args = Object.fromEntries(a.map((v, i) => [`arg${i}`, v]));
   }
-  for (const [k, v] of Object.entries(call.kwargs)) view.args[k] = v;
+  for (const [k, v] of Object.entries(call.kwargs)) {
+    Object.defineProperty(view.args, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
   return view;
 }
 
@@ -165,7 +213,10 @@ export function buildStepFacts(options: {
   const meta = step.meta ?? {};
   const args = step.args ?? {};
   const call = readCall(step.action);
-  const actionType = normaliseActionType({ action: call ? call.name : step.action });
+  const code = !call && isCode({ text: step.action });
+  const actionType = normaliseActionType({
+    action: call ? call.name : code ? calledName(step.action) : step.action,
+  });
   const callArgs = call?.args ?? {};
   const mergedArgs: Record<string, unknown> = { ...callArgs, ...args };
 
@@ -239,6 +290,11 @@ export function buildStepFacts(options: {
     isOutput: OUTPUT_ACTION_TYPES.includes(actionType),
     argsText,
     text,
+    ...(code
+      ? {
+          unreadable: `the step's action is code that is not one BrowserGym call Warden can read (${JSON.stringify(step.action.slice(0, 80))})`,
+        }
+      : {}),
     page: urlParts({ url: step.url }),
     target: urlParts({ url: targetUrl }),
   };
