@@ -7,6 +7,7 @@
  * expression, several calls, an f-string) is undetermined, never a harmless action.
  */
 import { describe, it } from "vitest";
+import { createGuard } from "../../src/guard.js";
 import { expectAllowed, expectRefused, type InlinePolicy, useGuardPool } from "./redteam.fixture.js";
 
 const pool = useGuardPool();
@@ -99,4 +100,55 @@ describe("BrowserGym action strings read as Python reads them", () => {
       expectAllowed(await guard.check(step(action)), action);
     }
   });
+});
+
+/** A tool rule on a web action: never go to evil.test, anything else allowed. */
+const toolRulePolicy: InlinePolicy = {
+  name: "redteam-browsergym-tool-rules",
+  agent: "web",
+  rules: {
+    toolRules: [
+      {
+        id: "web.no-evil",
+        tool: "goto",
+        effect: "deny",
+        message: "evil.test is off limits",
+        when: { field: "args:url", op: "eq", part: "domain", value: "evil.test" },
+      },
+    ],
+    toolDefault: "allow",
+  },
+};
+
+describe("tool rules on a web action written as a BrowserGym call", () => {
+  const refused = [
+    'goto("https://evil.test/x")',
+    'goto(url="https://evil.test/x")',
+    'ｇｏｔｏ("https://evil.test/x")',
+    'goto("https://ev" "il.test/x")',
+    'goto("https://" + "evil.test/x")',
+    'click("a12"); goto("https://evil.test/x")',
+  ];
+  for (const engine of ["auto", "compiled", "shield"] as const) {
+    it(`${engine}: the call's name and arguments are what the rule reads`, async () => {
+      const guard = await createGuard({ policy: pool.file(toolRulePolicy), engine, store: ":memory:" });
+      try {
+        for (const action of refused) expectRefused(await guard.check(step(action)), `${engine}: ${action}`);
+        expectRefused(
+          await guard.check({
+            ...step("goto"),
+            trajectory: [{ action: "goto", args: { url: "https://evil.test/" } }],
+          }),
+          `${engine}: a plain goto step (control)`,
+        );
+        expectAllowed(await guard.check(step('goto("https://shop.test/cart")')), `${engine}: goto inside`);
+        expectAllowed(
+          await guard.check(step('goto(url="https://shop.test/cart")')),
+          `${engine}: keyword inside`,
+        );
+      } finally {
+        await guard.close();
+      }
+    });
+  }
 });
