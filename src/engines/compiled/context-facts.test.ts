@@ -9,7 +9,7 @@ import { SubjectSchema } from "../../core/subject.js";
 import { createAutoEngine } from "../auto-engine.js";
 import { createShieldEngine } from "../shield/runtime/shield-engine.js";
 import { createCompiledEngine } from "./compiled-engine.js";
-import { callerContext, resolveToolCalls, sameResources, sameToolCalls } from "./context-facts.js";
+import { callerContext, resolveToolCalls, sameResources, sameToolCalls, stepCall } from "./context-facts.js";
 
 describe("canonical comparison", () => {
   it("same calls by name and arguments, whatever the order of calls or keys", () => {
@@ -69,6 +69,33 @@ describe("callerContext", () => {
       cwd: "/tmp",
       toolCalls: [],
     });
+  });
+});
+
+describe("stepCall", () => {
+  it("reads a BrowserGym call string as the call it runs, and code it cannot read as nothing", () => {
+    expect(stepCall({ action: "github.create_issue", args: { title: "x" } })).toEqual({
+      name: "github.create_issue",
+      args: { title: "x" },
+      format: "plain",
+    });
+    expect(stepCall({ action: 'goto(url="https://x.test/")', args: {} })?.args).toEqual({
+      url: "https://x.test/",
+    });
+    expect(stepCall({ action: 'fill("b3", "Jane")', args: { extra: 1 } })).toEqual({
+      name: "fill",
+      args: { arg0: "b3", arg1: "Jane", bid: "b3", value: "Jane", extra: 1 },
+      format: "plain",
+    });
+    expect(stepCall({ action: 'ｇｏｔｏ("https://x.test/")', args: {} })?.name).toBe("goto");
+    expect(stepCall({ action: 'goto("https://" + host)', args: {} })).toBeUndefined();
+  });
+
+  it("makes a last step it cannot read a problem, whatever the output shows", () => {
+    const resolved = resolveToolCalls({
+      subject: { input: "", output: "", trajectory: [{ action: 'click("a1"); goto("x")', args: {} }] },
+    });
+    expect(resolved.problem).toMatch(/code that is not one call/);
   });
 });
 

@@ -21,9 +21,10 @@
  *   send `input` may send these; restricting which policies a caller may use is the key's job.
  */
 import type { CheckTrust } from "../../core/caller.js";
-import type { Subject } from "../../core/subject.js";
+import type { Step, Subject } from "../../core/subject.js";
 import { stableStringify } from "../../util/stable-json.js";
 import { withFields } from "../../util/with-fields.js";
+import { browserGymArguments, isCode, parseBrowserGymAction } from "../common/browsergym-action.js";
 import { extractToolCalls, type ToolCall } from "./extractors/tool-calls/index.js";
 
 /** Context fields that state facts about what the agent did; see the header. */
@@ -116,6 +117,28 @@ export function sameResources(options: {
   return canonical(options.a) === canonical(options.b);
 }
 
+/**
+ * The call a trajectory step shows: its action and arguments, or, when the action is a BrowserGym call
+ * string (`goto("https://…")`, run as Python), the call it runs, its arguments by BrowserGym's parameter
+ * names and positions (`arg0`…) with the step's own arguments over them. Undefined when the action is
+ * code that is not one call Warden reads (browsergym-action.ts).
+ */
+export function stepCall(step: Step): ToolCall | undefined {
+  if (!isCode({ text: step.action })) return { name: step.action, args: step.args, format: "plain" };
+  const call = parseBrowserGymAction({ text: step.action });
+  if (!call) return undefined;
+  const type = call.name.split(".").pop() ?? call.name;
+  const args: Record<string, unknown> = {};
+  const put = (key: string, value: unknown) =>
+    Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
+  call.args.forEach((value, i) => put(`arg${i}`, value));
+  for (const [key, value] of Object.entries(browserGymArguments({ type, call })))
+    if (value !== undefined) put(key, value);
+  for (const [key, value] of Object.entries(call.kwargs)) put(key, value);
+  for (const [key, value] of Object.entries(step.args ?? {})) put(key, value);
+  return { name: call.name, args, format: "plain" };
+}
+
 /** The tool calls a check judges, or why they are undetermined. */
 export interface ResolvedToolCalls {
   calls: ToolCall[];
@@ -141,7 +164,7 @@ export function resolveToolCalls(options: {
   const extracted = extractToolCalls({ value: trusted ? (claimed ?? subject.output) : subject.output });
   const steps = subject.trajectory ?? [];
   const last = steps[steps.length - 1];
-  const lastCall: ToolCall | undefined = last && { name: last.action, args: last.args, format: "plain" };
+  const lastCall: ToolCall | undefined = last && stepCall(last);
   // What the agent shows it is doing: the output's calls, else the trajectory's last step.
   const observed = extracted.calls.length > 0 ? extracted.calls : lastCall ? [lastCall] : [];
   // The last step is judged beside the output's calls, not hidden by them: a replay then judges every
@@ -155,6 +178,10 @@ export function resolveToolCalls(options: {
   // step could stand in for it: the hidden call may be the one that breaks a rule.
   if (extracted.confidence === "low" || calls.length === 0) {
     problem = extracted.reason ?? "none found in the agent output";
+  }
+  // Code the last step runs that is not one call Warden reads may run any call.
+  if (last && !lastCall) {
+    problem = `the last step's action is code that is not one call Warden can read (${JSON.stringify(last.action.slice(0, 80))})`;
   }
   if (trusted || claimed === undefined) return { calls, ...(problem ? { problem } : {}) };
   const which = context.toolCalls !== undefined ? "toolCalls" : "toolCall";

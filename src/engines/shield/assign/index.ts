@@ -1,4 +1,6 @@
 /** Per-step predicate assignment for the shield: step facts, action vocabulary, assignment. */
+
+export { type ParsedActionCall, parseBrowserGymAction } from "../../common/browsergym-action.js";
 export {
   INPUT_ACTION_TYPES,
   NAVIGATION_KEYS,
@@ -13,6 +15,5 @@ export {
   createPredicateAssigner,
   type PredicateAssigner,
 } from "./assign-predicates.js";
-export { type ParsedActionCall, parseBrowserGymAction } from "./browsergym-action.js";
 export { buildStepFacts, looksLikeSelector, type StepFacts } from "./step-facts.js";
 export { EMPTY_URL_PARTS, type UrlParts, urlParts } from "./url-parts.js";

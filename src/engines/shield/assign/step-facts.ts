@@ -8,13 +8,13 @@
  * and URL parts for substring tests.
  */
 import type { Step } from "../../../core/subject.js";
+import { browserGymArguments, isCode, parseBrowserGymAction } from "../../common/browsergym-action.js";
 import {
   INPUT_ACTION_TYPES,
   NAVIGATION_KEYS,
   normaliseActionType,
   OUTPUT_ACTION_TYPES,
 } from "./action-vocabulary.js";
-import { type ActionLiteral, isCode, parseBrowserGymAction } from "./browsergym-action.js";
 import { type UrlParts, urlParts } from "./url-parts.js";
 
 export interface StepFacts {
@@ -107,42 +107,6 @@ interface CallView {
   args: Record<string, unknown>;
 }
 
-/**
- * BrowserGym's parameter names of the actions the facts read, so a keyword argument (`goto(url=…)`)
- * lands where a positional one would. Actions not listed keep `argN` names and their keywords.
- */
-const PARAMETERS: Readonly<Record<string, readonly string[]>> = {
-  goto: ["url"],
-  send_msg_to_user: ["text"],
-  answer: ["text"],
-  fill: ["bid", "value"],
-  select_option: ["bid", "options"],
-  press: ["bid", "key_comb"],
-};
-/** Other keyword names agents use for the same parameter. */
-const ALIASES: Readonly<Record<string, readonly string[]>> = {
-  url: ["href"],
-  text: ["message", "msg", "content", "reason", "answer"],
-  value: ["text"],
-  options: ["option", "value", "values"],
-  key_comb: ["key", "keys"],
-};
-
-/** The call's arguments by BrowserGym's parameter names: positional ones first, then keywords. */
-function namedArguments(
-  type: string,
-  call: { args: ActionLiteral[]; kwargs: Record<string, ActionLiteral> },
-) {
-  const names = PARAMETERS[type] ?? [];
-  const named: Record<string, string> = {};
-  names.forEach((name, i) => {
-    const keyword = [name, ...(ALIASES[name] ?? [])].find((k) => Object.hasOwn(call.kwargs, k));
-    const value = call.args[i] ?? (keyword !== undefined ? call.kwargs[keyword] : undefined);
-    named[name] = value === undefined ? "" : str(value);
-  });
-  return named;
-}
-
 /** The name code calls first (NFKC, as Python reads it), for its action type; "" when it calls none. */
 function calledName(action: string): string {
   const head = /^\s*([\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}.]*)\s*\(/u.exec(action);
@@ -155,7 +119,9 @@ function readCall(action: string): CallView | null {
   if (!call) return null;
   const type = normaliseActionType({ action: call.name });
   const a = call.args.map(str);
-  const n = namedArguments(type, call);
+  const n = Object.fromEntries(
+    Object.entries(browserGymArguments({ type, call })).map(([k, v]) => [k, v === undefined ? "" : str(v)]),
+  ) as Record<string, string>;
   const view: CallView = { name: call.name, bid: "", value: "", targetUrl: "", message: "", args: {} };
   switch (type) {
     case "goto":

@@ -9,7 +9,12 @@
 import { type Decision, denyDecision, failureDecision, type Violation } from "../../../core/decision.js";
 import { type Effect, type Policy, policyRef } from "../../../core/policy.js";
 import type { Step } from "../../../core/subject.js";
-import { matchToolRule, type ToolCall } from "../../compiled/extractors/tool-calls/index.js";
+import { stepCall } from "../../compiled/context-facts.js";
+import {
+  matchToolRule,
+  type ToolCall,
+  type ToolRuleMatch,
+} from "../../compiled/extractors/tool-calls/index.js";
 import { explainDenial } from "./shield-violations.js";
 import { SHIELD_ENGINE_NAME } from "./step-decision.js";
 
@@ -23,17 +28,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The step as a tool call, with its tool's schema when the caller gave one (`context.toolSchemas`). */
-function callOf(step: Step, context: Record<string, unknown>): ToolCall {
+/**
+ * The step as a tool call (the call a BrowserGym action string runs: compiled/context-facts.ts), with
+ * its tool's schema when the caller gave one (`context.toolSchemas`); undefined when the action is code
+ * that is not one call Warden reads.
+ */
+function callOf(step: Step, context: Record<string, unknown>): ToolCall | undefined {
+  const call = stepCall(step);
+  if (!call) return undefined;
   const schemas = context.toolSchemas;
-  const inputSchema =
-    isRecord(schemas) && Object.hasOwn(schemas, step.action) ? schemas[step.action] : undefined;
-  return inputSchema === undefined
-    ? { name: step.action, args: step.args, format: "plain" }
-    : { name: step.action, args: step.args, format: "plain", inputSchema };
+  const inputSchema = isRecord(schemas) && Object.hasOwn(schemas, call.name) ? schemas[call.name] : undefined;
+  return inputSchema === undefined ? call : { ...call, inputSchema };
 }
 
 const STRICTNESS: Record<Effect, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** A step no tool rule can be read against: undetermined, so it fails closed below. */
+const unreadableMatch: ToolRuleMatch = {
+  effect: "deny",
+  matches: [],
+  defaulted: false,
+  reason: "the step's action is code that is not one call Warden can read",
+  undetermined: ["the step's action is code that is not one call Warden can read"],
+};
 
 /** The step's decision with the policy's tool rules applied (unchanged when it has none). */
 export function applyStepToolRules(options: {
@@ -50,14 +67,16 @@ export function applyStepToolRules(options: {
   const context = options.context ?? {};
   const rules = policy.rules!;
   const call = callOf(step, context);
-  const match = matchToolRule({
-    rules: rules.toolRules ?? [],
-    call,
-    default: rules.toolDefault ?? "deny",
-    facts: { context, input: options.input },
-    ...(rules.argumentKinds ? { argumentKinds: rules.argumentKinds } : {}),
-    ...(rules.paths ? { paths: rules.paths } : {}),
-  });
+  const match = call
+    ? matchToolRule({
+        rules: rules.toolRules ?? [],
+        call,
+        default: rules.toolDefault ?? "deny",
+        facts: { context, input: options.input },
+        ...(rules.argumentKinds ? { argumentKinds: rules.argumentKinds } : {}),
+        ...(rules.paths ? { paths: rules.paths } : {}),
+      })
+    : unreadableMatch;
   const trace = decision.trace ?? { attempts: [] };
   const notes = [...(trace.notes ?? [])];
   const facts = { ...(trace.facts ?? {}) };

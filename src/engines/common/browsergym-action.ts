@@ -260,3 +260,41 @@ export function parseBrowserGymAction(options: { text: string }): ParsedActionCa
     else if (c.text[c.at] !== ")") return null;
   }
 }
+
+/**
+ * BrowserGym's parameter names of the actions Warden reads (by their canonical type: goto, fill…), so
+ * a keyword argument (`goto(url=…)`) lands where a positional one would.
+ */
+const PARAMETERS: Readonly<Record<string, readonly string[]>> = {
+  goto: ["url"],
+  send_msg_to_user: ["text"],
+  answer: ["text"],
+  fill: ["bid", "value"],
+  select_option: ["bid", "options"],
+  press: ["bid", "key_comb"],
+};
+/** Other keyword names agents use for the same parameter. */
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
+  url: ["href"],
+  text: ["message", "msg", "content", "reason", "answer"],
+  value: ["text"],
+  options: ["option", "value", "values"],
+  key_comb: ["key", "keys"],
+};
+
+/**
+ * The call's arguments by BrowserGym's parameter names for its action `type` (positional first, then
+ * the keyword or an alias of it; undefined when neither was given). An action not listed has none.
+ */
+export function browserGymArguments(options: {
+  type: string;
+  call: Pick<ParsedActionCall, "args" | "kwargs">;
+}): Record<string, ActionLiteral | undefined> {
+  const { call } = options;
+  const named: Record<string, ActionLiteral | undefined> = {};
+  (PARAMETERS[options.type] ?? []).forEach((name, i) => {
+    const keyword = [name, ...(ALIASES[name] ?? [])].find((k) => Object.hasOwn(call.kwargs, k));
+    named[name] = call.args[i] ?? (keyword !== undefined ? call.kwargs[keyword] : undefined);
+  });
+  return named;
+}
