@@ -129,9 +129,10 @@ export function stepCall(step: Step): ToolCall | undefined {
   if (!call) return undefined;
   const type = call.name.split(".").pop() ?? call.name;
   const args: Record<string, unknown> = {};
-  const put = (key: string, value: unknown) =>
+  const put = (key: string, value: unknown) => {
     Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
-  call.args.forEach((value, i) => put(`arg${i}`, value));
+  };
+  for (const [i, value] of call.args.entries()) put(`arg${i}`, value);
   for (const [key, value] of Object.entries(browserGymArguments({ type, call })))
     if (value !== undefined) put(key, value);
   for (const [key, value] of Object.entries(call.kwargs)) put(key, value);
