@@ -3,15 +3,16 @@
  * `send_msg_to_user('Shall I delete it?')` into a name and arguments, without evaluating anything.
  * BrowserGym runs the string as Python, so it is read as Python reads it:
  * - the name is an identifier, NFKC-normalised as Python normalises identifiers (`ｇｏｔｏ` is `goto`);
- * - arguments are literals: strings with every escape decoded (`\x65`, `\u0065`, `\145`, a backslash at
- *   a line's end), `r`/`u` prefixes, adjacent strings joined (`"ev" "il"`); numbers (hex, octal,
- *   binary, underscores, exponents); `True`/`False`/`None`; lists and tuples of literals; keyword
- *   arguments (`url="…"`).
+ * - arguments are literals: strings with every escape decoded as the EHRAgent tokenizer decodes them
+ *   (`decodePythonEscapes`: `\x65`, `\u0065`, `\145`, a backslash at a line's end), `r`/`u`
+ *   prefixes, adjacent strings joined (`"ev" "il"`); numbers (hex, octal, binary, underscores,
+ *   exponents); `True`/`False`/`None`; lists and tuples of literals; keyword arguments (`url="…"`).
  * Anything else is "not one action call" (null), never an error: an expression, an f-string or bytes,
  * a `\N{…}` escape, a comment, a second call after it. A step's action may just as well be a plain
  * name like "click"; `isCode` tells a plain name from code that could not be read, which the shield
  * must treat as undetermined (step-facts.ts).
  */
+import { decodePythonEscapes } from "../compiled/extractors/ehragent/py-tokenizer.js";
 
 export type ActionLiteral = string | number | boolean | null | ActionLiteral[];
 
@@ -33,18 +34,6 @@ const CALL_NAME = new RegExp(
 );
 const NUMBER =
   /^(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][-+]?\d(?:_?\d)*)?)(?![\w.])/;
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  a: "\u0007",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-};
 
 /**
  * Whether a step's action is code rather than a plain action name: a call, several statements, or
@@ -63,48 +52,6 @@ function skipSpace(c: Cursor): void {
   while (c.at < c.text.length && /\s/.test(c.text[c.at] as string)) c.at += 1;
 }
 
-/** A run of hex digits of exactly `length` at the cursor, as a code point, or undefined. */
-function hexDigits(c: Cursor, length: number): number | undefined {
-  const digits = c.text.slice(c.at, c.at + length);
-  if (digits.length !== length || !/^[0-9a-fA-F]+$/.test(digits)) return undefined;
-  c.at += length;
-  return Number.parseInt(digits, 16);
-}
-
-/** The character an escape after a backslash stands for ("" for a line continuation); undefined when Python refuses it or Warden cannot tell. */
-function readEscape(c: Cursor): string | undefined {
-  const ch = c.text[c.at];
-  if (ch === undefined) return undefined;
-  if (ch === "\n") {
-    c.at += 1;
-    return "";
-  }
-  if (ch === "\r") {
-    c.at += c.text[c.at + 1] === "\n" ? 2 : 1;
-    return "";
-  }
-  const simple = SIMPLE_ESCAPES[ch];
-  if (simple !== undefined) {
-    c.at += 1;
-    return simple;
-  }
-  if (/[0-7]/.test(ch)) {
-    const octal = /^[0-7]{1,3}/.exec(c.text.slice(c.at))![0];
-    c.at += octal.length;
-    return String.fromCodePoint(Number.parseInt(octal, 8));
-  }
-  const width = ch === "x" ? 2 : ch === "u" ? 4 : ch === "U" ? 8 : 0;
-  if (width > 0) {
-    c.at += 1;
-    const code = hexDigits(c, width);
-    return code === undefined || code > 0x10ffff ? undefined : String.fromCodePoint(code);
-  }
-  // \N{NAME} needs Unicode's name table: not read. Any other escape keeps its backslash in Python.
-  if (ch === "N") return undefined;
-  c.at += 1;
-  return `\\${ch}`;
-}
-
 /** One string literal (prefix, quotes, body) at the cursor, or undefined when it is not one Warden reads. */
 function readOneString(c: Cursor): string | undefined {
   const prefix = /^[rRuUbBfF]{0,2}(?=['"])/.exec(c.text.slice(c.at));
@@ -118,31 +65,19 @@ function readOneString(c: Cursor): string | undefined {
   const triple = c.text.startsWith(quote.repeat(3), c.at);
   const close = triple ? quote.repeat(3) : quote;
   c.at += close.length;
-  let out = "";
+  const bodyStart = c.at;
   while (c.at < c.text.length) {
     if (c.text.startsWith(close, c.at)) {
+      const body = c.text.slice(bodyStart, c.at);
       c.at += close.length;
-      return out;
+      // A raw string keeps its backslashes; any other is decoded as the EHRAgent tokenizer decodes,
+      // which throws on an escape Python refuses (caught in parseBrowserGymAction: not one call).
+      return raw ? body : decodePythonEscapes({ body });
     }
-    const ch = c.text[c.at] as string;
-    if (!triple && (ch === "\n" || ch === "\r")) return undefined;
-    if (ch === "\\") {
-      c.at += 1;
-      if (raw) {
-        // A raw string keeps the backslash; it still stops the next character from closing the string.
-        const next = c.text[c.at];
-        if (next === undefined) return undefined;
-        out += `\\${next}`;
-        c.at += 1;
-        continue;
-      }
-      const decoded = readEscape(c);
-      if (decoded === undefined) return undefined;
-      out += decoded;
-      continue;
-    }
-    out += ch;
-    c.at += 1;
+    const ch = c.text[c.at];
+    if (!triple && ch === "\n") return undefined;
+    // A backslash keeps the next character (a quote, a line break) from ending the string.
+    c.at += ch === "\\" ? 2 : 1;
   }
   return undefined;
 }
@@ -221,7 +156,16 @@ function readKeyword(c: Cursor): string | undefined {
 
 /** Parses one `name(arg, ...)` call; null when the text is not exactly one such call. */
 export function parseBrowserGymAction(options: { text: string }): ParsedActionCall | null {
-  const c: Cursor = { text: options.text, at: 0 };
+  try {
+    return parseCall({ text: options.text.replace(/\r\n?/g, "\n"), at: 0 });
+  } catch {
+    // An escape Python refuses, or one Warden does not decode (decodePythonEscapes).
+    return null;
+  }
+}
+
+/** The call at the cursor, which is the whole text (line breaks as "\n", as Python reads source). */
+function parseCall(c: Cursor): ParsedActionCall | null {
   skipSpace(c);
   const head = CALL_NAME.exec(c.text.slice(c.at));
   if (!head) return null;

@@ -50,7 +50,12 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   v: "\v",
 };
 
-/** Decodes Python backslash escapes in a non-raw string body; unknown escapes stay as written. */
+/**
+ * Decodes Python backslash escapes in a non-raw string body; unknown escapes stay as written. An escape
+ * Python refuses to compile (a truncated `\x`, `\u` or `\U`, a code point past U+10FFFF, any `\N`)
+ * throws EXTRACTION_FAILED, as does `\N{…}`, which needs Unicode's name table: Python would not run
+ * the code, and Warden does not guess what it says.
+ */
 export function decodePythonEscapes(options: { body: string }): string {
   const { body } = options;
   let i = body.indexOf("\\");
@@ -77,7 +82,7 @@ export function decodePythonEscapes(options: { body: string }): string {
       i += 1;
       continue;
     }
-    if (next === "N" && body[i + 2] === "{") {
+    if (next === "N") {
       // A character by its Unicode name: decoding it needs the name table, which is not here.
       throw new WardenError({
         code: "EXTRACTION_FAILED",
@@ -87,11 +92,16 @@ export function decodePythonEscapes(options: { body: string }): string {
     const hexLength = next === "x" ? 2 : next === "u" ? 4 : next === "U" ? 8 : 0;
     if (hexLength > 0) {
       const hex = body.slice(i + 2, i + 2 + hexLength);
-      if (hex.length === hexLength && /^[0-9a-fA-F]+$/.test(hex)) {
-        out += String.fromCodePoint(Number.parseInt(hex, 16));
-        i += 1 + hexLength;
-        continue;
+      const code = hex.length === hexLength && /^[0-9a-fA-F]+$/.test(hex) ? Number.parseInt(hex, 16) : -1;
+      if (code < 0 || code > 0x10ffff) {
+        throw new WardenError({
+          code: "EXTRACTION_FAILED",
+          message: `a \\${next} escape that Python refuses (truncated, or past U+10FFFF): \\${next}${hex}`,
+        });
       }
+      out += String.fromCodePoint(code);
+      i += 1 + hexLength;
+      continue;
     }
     const octal = /^[0-7]{1,3}/.exec(body.slice(i + 1, i + 4));
     if (octal) {
