@@ -694,6 +694,24 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     });
   };
 
+  /** A call's arguments with their real paths when `realPaths` is on (real-path-args.ts), as checked. */
+  const withRealPaths = (args: Record<string, unknown>, inputSchema: unknown) => {
+    if (!o.realPaths) return { args, rewrites: [] };
+    const base = policy.rules?.paths?.base;
+    return realPathArgs({ args, inputSchema, ...(base ? { base } : {}) });
+  };
+
+  /** What a call is checked as: the tool under the prefix, the session's trajectory, the task and context. */
+  const subjectOf = (call: { checkedAs: string; args: Record<string, unknown>; inputSchema?: unknown }) =>
+    toolCallSubject({
+      tool: call.checkedAs,
+      args: call.args,
+      ...(o.task !== undefined ? { task: o.task } : {}),
+      ...(o.context ? { context: o.context } : {}),
+      ...(call.inputSchema !== undefined ? { inputSchema: call.inputSchema } : {}),
+      history,
+    });
+
   let warming: WarmUp | undefined;
   /**
    * Starts the warm-up (warm-up.ts) the first time the tools are known: the same subject and inline check
@@ -714,17 +732,8 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
       maxChecks: o.warmUpChecks,
       maxMs: WARM_UP_MAX_MS,
       check: ({ tool, args, inputSchema }) => {
-        const checked = o.realPaths
-          ? realPathArgs({ args, inputSchema, ...(base ? { base } : {}) }).args
-          : args;
-        const subject = toolCallSubject({
-          tool: `${prefix}${tool}`,
-          args: checked,
-          ...(o.task !== undefined ? { task: o.task } : {}),
-          ...(o.context ? { context: o.context } : {}),
-          ...(inputSchema !== undefined ? { inputSchema } : {}),
-          history,
-        });
+        const checked = withRealPaths(args, inputSchema).args;
+        const subject = subjectOf({ checkedAs: `${prefix}${tool}`, args: checked, inputSchema });
         return inline({ policy, subject, trust }) !== undefined;
       },
     });
@@ -750,14 +759,7 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     const started = performance.now();
     let decision: Decision;
     try {
-      const subject = toolCallSubject({
-        tool: checkedAs,
-        args: call.args,
-        ...(o.task !== undefined ? { task: o.task } : {}),
-        ...(o.context ? { context: o.context } : {}),
-        ...(call.inputSchema !== undefined ? { inputSchema: call.inputSchema } : {}),
-        history,
-      });
+      const subject = subjectOf({ checkedAs, args: call.args, inputSchema: call.inputSchema });
       // The proxy built the call from the protocol message it forwards (toolCallSubject keeps configured
       // context from replacing it), so its context facts are trusted: they are the real call.
       decision = await check({ subject, entry, started });
@@ -882,17 +884,10 @@ export async function createGuardedMcpProxy(options: GuardedMcpProxyOptions): Pr
     const tool = params.name;
     // A known schema is read at once: no promise on the path of every call.
     const inputSchema = schemaKnown(tool) ? toolSchemas.schemas.get(tool) : await inputSchemaOf(tool);
-    let args = params.arguments ?? {};
-    let rewritten = false;
-    if (o.realPaths) {
-      const base = policy.rules?.paths?.base;
-      const real = realPathArgs({ args, inputSchema, ...(base ? { base } : {}) });
-      if (real.rewrites.length > 0) {
-        args = real.args;
-        rewritten = true;
-        logger?.info({ tool, rewrites: real.rewrites }, "checking and forwarding real paths");
-      }
-    }
+    const real = withRealPaths(params.arguments ?? {}, inputSchema);
+    const { args } = real;
+    const rewritten = real.rewrites.length > 0;
+    if (rewritten) logger?.info({ tool, rewrites: real.rewrites }, "checking and forwarding real paths");
     if (entry.done) return;
     const decided = await decide({ tool, args, entry, inputSchema });
     // Counted and reported before it goes anywhere: an onDecision that throws still forwards nothing.
