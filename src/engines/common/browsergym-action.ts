@@ -154,6 +154,26 @@ function readKeyword(c: Cursor): string | undefined {
   return match[0].normalize("NFKC");
 }
 
+/** The dotted name (NFKC, as Python reads it) and "(" at the cursor, which is left past the "(". */
+function readCallHead(c: Cursor): string | undefined {
+  skipSpace(c);
+  const head = CALL_NAME.exec(c.text.slice(c.at));
+  if (!head) return undefined;
+  const after: Cursor = { text: c.text, at: c.at + head[0].length };
+  skipSpace(after);
+  if (c.text[after.at] !== "(") return undefined;
+  c.at = after.at + 1;
+  return head[0].replace(/\s+/g, "").normalize("NFKC");
+}
+
+/**
+ * The name code calls first, for its action type even when the rest cannot be read; "" when it does
+ * not begin with a call.
+ */
+export function calledName(options: { text: string }): string {
+  return readCallHead({ text: options.text, at: 0 }) ?? "";
+}
+
 /** Parses one `name(arg, ...)` call; null when the text is not exactly one such call. */
 export function parseBrowserGymAction(options: { text: string }): ParsedActionCall | null {
   try {
@@ -166,14 +186,8 @@ export function parseBrowserGymAction(options: { text: string }): ParsedActionCa
 
 /** The call at the cursor, which is the whole text (line breaks as "\n", as Python reads source). */
 function parseCall(c: Cursor): ParsedActionCall | null {
-  skipSpace(c);
-  const head = CALL_NAME.exec(c.text.slice(c.at));
-  if (!head) return null;
-  const name = head[0].replace(/\s+/g, "").normalize("NFKC");
-  c.at += head[0].length;
-  skipSpace(c);
-  if (c.text[c.at] !== "(") return null;
-  c.at += 1;
+  const name = readCallHead(c);
+  if (name === undefined) return null;
   const args: ActionLiteral[] = [];
   const kwargs: Record<string, ActionLiteral> = {};
   for (;;) {

@@ -128,16 +128,16 @@ export function stepCall(step: Step): ToolCall | undefined {
   const call = parseBrowserGymAction({ text: step.action });
   if (!call) return undefined;
   const type = call.name.split(".").pop() ?? call.name;
-  const args: Record<string, unknown> = {};
-  const put = (key: string, value: unknown) => {
-    Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
+  const positional = Object.fromEntries(call.args.map((value, i) => [`arg${i}`, value]));
+  const named = Object.fromEntries(
+    Object.entries(browserGymArguments({ type, call })).filter(([, value]) => value !== undefined),
+  );
+  // Spreads define own properties, so a keyword named __proto__ stays an argument.
+  return {
+    name: call.name,
+    args: { ...positional, ...named, ...call.kwargs, ...step.args },
+    format: "plain",
   };
-  for (const [i, value] of call.args.entries()) put(`arg${i}`, value);
-  for (const [key, value] of Object.entries(browserGymArguments({ type, call })))
-    if (value !== undefined) put(key, value);
-  for (const [key, value] of Object.entries(call.kwargs)) put(key, value);
-  for (const [key, value] of Object.entries(step.args ?? {})) put(key, value);
-  return { name: call.name, args, format: "plain" };
 }
 
 /** The tool calls a check judges, or why they are undetermined. */

@@ -8,7 +8,12 @@
  * and URL parts for substring tests.
  */
 import type { Step } from "../../../core/subject.js";
-import { browserGymArguments, isCode, parseBrowserGymAction } from "../../common/browsergym-action.js";
+import {
+  browserGymArguments,
+  calledName,
+  isCode,
+  parseBrowserGymAction,
+} from "../../common/browsergym-action.js";
 import {
   INPUT_ACTION_TYPES,
   NAVIGATION_KEYS,
@@ -107,12 +112,6 @@ interface CallView {
   args: Record<string, unknown>;
 }
 
-/** The name code calls first (NFKC, as Python reads it), for its action type; "" when it calls none. */
-function calledName(action: string): string {
-  const head = /^\s*([\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}.]*)\s*\(/u.exec(action);
-  return head ? (head[1] as string).normalize("NFKC") : "";
-}
-
 /** What a BrowserGym call string says, in step terms. */
 function readCall(action: string): CallView | null {
   const call = parseBrowserGymAction({ text: action });
@@ -151,9 +150,8 @@ function readCall(action: string): CallView | null {
       view.bid = a[0] !== undefined && BID_PATTERN.test(a[0]) ? a[0] : "";
       view.args = Object.fromEntries(a.map((v, i) => [`arg${i}`, v]));
   }
-  for (const [k, v] of Object.entries(call.kwargs)) {
-    Object.defineProperty(view.args, k, { value: v, enumerable: true, writable: true, configurable: true });
-  }
+  // A spread defines own properties, so a keyword named __proto__ stays an argument.
+  view.args = { ...view.args, ...call.kwargs };
   return view;
 }
 
@@ -181,7 +179,7 @@ export function buildStepFacts(options: {
   const call = readCall(step.action);
   const code = !call && isCode({ text: step.action });
   const actionType = normaliseActionType({
-    action: call ? call.name : code ? calledName(step.action) : step.action,
+    action: call ? call.name : code ? calledName({ text: step.action }) : step.action,
   });
   const callArgs = call?.args ?? {};
   const mergedArgs: Record<string, unknown> = { ...callArgs, ...args };

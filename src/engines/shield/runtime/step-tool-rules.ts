@@ -43,13 +43,14 @@ function callOf(step: Step, context: Record<string, unknown>): ToolCall | undefi
 
 const STRICTNESS: Record<Effect, number> = { allow: 0, ask: 1, deny: 2 };
 
+const UNREADABLE = "the step's action is code that is not one call Warden can read";
 /** A step no tool rule can be read against: undetermined, so it fails closed below. */
 const unreadableMatch: ToolRuleMatch = {
   effect: "deny",
   matches: [],
   defaulted: false,
-  reason: "the step's action is code that is not one call Warden can read",
-  undetermined: ["the step's action is code that is not one call Warden can read"],
+  reason: UNREADABLE,
+  undetermined: [UNREADABLE],
 };
 
 /** The step's decision with the policy's tool rules applied (unchanged when it has none). */
