@@ -31,12 +31,12 @@ function tooLarge(options: { maxBodyBytes: number }): WardenError {
 }
 
 /** How much of a refused body is read and dropped before the answer, at most: bytes, and time. */
-export function discardBounds(options: { maxBodyBytes: number }): { bytes: number; ms: number } {
-  return { bytes: Math.max(4 * options.maxBodyBytes, 16 * 1024 * 1024), ms: 5_000 };
+function discardBounds(options: { maxBodyBytes: number }): { maxBytes: number; maxMs: number } {
+  return { maxBytes: Math.max(4 * options.maxBodyBytes, 16 * 1024 * 1024), maxMs: 5_000 };
 }
 
 /** The length a Content-Length (without Transfer-Encoding) declares; undefined when there is none. */
-export function declaredLength(options: {
+function declaredLength(options: {
   contentLength: string | undefined;
   transferEncoding: string | undefined;
 }): number | undefined {
@@ -111,8 +111,7 @@ export function readBytes(options: {
       size += chunk.byteLength;
       if (size > maxBodyBytes) {
         detach();
-        const bounds = discardBounds({ maxBodyBytes });
-        void discardRest({ stream, maxBytes: bounds.bytes, maxMs: bounds.ms }).then(() =>
+        void discardRest({ stream, ...discardBounds({ maxBodyBytes }) }).then(() =>
           reject(tooLarge({ maxBodyBytes })),
         );
         return;
@@ -158,8 +157,7 @@ export async function readJsonBody(options: {
     // Refused from the header alone; the body is dropped first only when it is within the bounds, so a
     // declared 2 GB that never comes is answered at once.
     const bounds = discardBounds({ maxBodyBytes });
-    if (stream && declared <= bounds.bytes)
-      await discardRest({ stream, maxBytes: bounds.bytes, maxMs: bounds.ms });
+    if (stream && declared <= bounds.maxBytes) await discardRest({ stream, ...bounds });
     throw tooLarge({ maxBodyBytes });
   }
   const text = stream ? utf8.decode(await readBytes({ stream, maxBodyBytes })) : "";
