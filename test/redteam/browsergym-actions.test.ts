@@ -152,3 +152,23 @@ describe("tool rules on a web action written as a BrowserGym call", () => {
     });
   }
 });
+
+describe("known bypass, not yet fixed: a method call in BrowserGym's python action space", () => {
+  // `page.goto(…)` runs Playwright's goto directly, but the tool rule on `goto` reads the call as a
+  // tool named "page.goto" and the default allows it. Marked `fails` so the suite records the bypass
+  // without failing CI; the fix turns these into plain `it` (see the issue note).
+  for (const action of ['page.goto("https://evil.test/x")', 'browser.goto("https://evil.test/x")']) {
+    it.fails(`is refused: ${action}`, async () => {
+      const guard = await createGuard({
+        policy: pool.file(toolRulePolicy),
+        engine: "auto",
+        store: ":memory:",
+      });
+      try {
+        expectRefused(await guard.check(step(action)), action);
+      } finally {
+        await guard.close();
+      }
+    });
+  }
+});
