@@ -153,22 +153,71 @@ describe("tool rules on a web action written as a BrowserGym call", () => {
   }
 });
 
-describe("known bypass, not yet fixed: a method call in BrowserGym's python action space", () => {
-  // `page.goto(…)` runs Playwright's goto directly, but the tool rule on `goto` reads the call as a
-  // tool named "page.goto" and the default allows it. Marked `fails` so the suite records the bypass
-  // without failing CI; the fix turns these into plain `it` (see the issue note).
-  for (const action of ['page.goto("https://evil.test/x")', 'browser.goto("https://evil.test/x")']) {
-    it.fails(`is refused: ${action}`, async () => {
-      const guard = await createGuard({
-        policy: pool.file(toolRulePolicy),
-        engine: "auto",
-        store: ":memory:",
-      });
+describe("a method call in BrowserGym's python action space", () => {
+  // `page.goto(…)` runs Playwright's goto directly: a tool rule on `goto` must read it as goto, not only
+  // as a tool named "page.goto" that no rule names (the default then allowed it).
+  const methodCalls = [
+    'page.goto("https://evil.test/x")',
+    'browser.goto("https://evil.test/x")',
+    'page . goto(url="https://evil.test/x")',
+    'ｐａｇｅ.ｇｏｔｏ("https://evil.test/x")',
+    'self.page.goto("https://evil.test/x")',
+  ];
+  for (const engine of ["auto", "compiled", "shield"] as const) {
+    it(`${engine}: a rule on the method applies to the method call`, async () => {
+      const guard = await createGuard({ policy: pool.file(toolRulePolicy), engine, store: ":memory:" });
       try {
-        expectRefused(await guard.check(step(action)), action);
+        for (const action of methodCalls)
+          expectRefused(await guard.check(step(action)), `${engine}: ${action}`);
+        expectAllowed(await guard.check(step('page.goto("https://shop.test/cart")')), `${engine}: inside`);
       } finally {
         await guard.close();
       }
     });
   }
+
+  it("an allow rule on the method alone does not allow the method call (fail closed)", async () => {
+    const allowGoto: InlinePolicy = {
+      name: "redteam-browsergym-allow-goto",
+      agent: "web",
+      rules: {
+        toolRules: [{ id: "web.goto", tool: "goto", effect: "allow", message: "navigation is fine" }],
+        toolDefault: "deny",
+      },
+    };
+    const guard = await createGuard({ policy: pool.file(allowGoto), engine: "auto", store: ":memory:" });
+    try {
+      expectAllowed(await guard.check(step('goto("https://shop.test/")')), "goto");
+      expectRefused(await guard.check(step('page.goto("https://shop.test/")')), "page.goto");
+    } finally {
+      await guard.close();
+    }
+  });
+
+  it("a rule on the dotted name still applies to it", async () => {
+    const denyPageGoto: InlinePolicy = {
+      name: "redteam-browsergym-page-goto",
+      agent: "web",
+      rules: {
+        toolRules: [
+          {
+            id: "web.page-goto",
+            tool: "page.goto",
+            effect: "deny",
+            message: "evil.test is off limits",
+            when: { field: "args:url", op: "eq", part: "domain", value: "evil.test" },
+          },
+          { id: "web.page-goto-ok", tool: "page.goto", effect: "allow", message: "navigation is fine" },
+        ],
+        toolDefault: "deny",
+      },
+    };
+    const guard = await createGuard({ policy: pool.file(denyPageGoto), engine: "auto", store: ":memory:" });
+    try {
+      expectRefused(await guard.check(step('page.goto("https://evil.test/")')), "page.goto evil");
+      expectAllowed(await guard.check(step('page.goto("https://shop.test/")')), "page.goto shop");
+    } finally {
+      await guard.close();
+    }
+  });
 });

@@ -91,6 +91,17 @@ describe("stepCall", () => {
     expect(stepCall({ action: 'goto("https://" + host)', args: {} })).toBeUndefined();
   });
 
+  it("names the method a dotted call runs, with that method's arguments", () => {
+    expect(stepCall({ action: 'page.goto("https://x.test/")', args: {} })).toEqual({
+      name: "page.goto",
+      method: "goto",
+      args: { arg0: "https://x.test/", url: "https://x.test/" },
+      format: "plain",
+    });
+    // A plain name with dots is a tool's name, not code: no method.
+    expect(stepCall({ action: "github.create_issue", args: {} })).not.toHaveProperty("method");
+  });
+
   it("makes a last step it cannot read a problem, whatever the output shows", () => {
     const resolved = resolveToolCalls({
       subject: { input: "", output: "", trajectory: [{ action: 'click("a1"); goto("x")', args: {} }] },

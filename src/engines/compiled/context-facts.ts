@@ -127,6 +127,8 @@ export function stepCall(step: Step): ToolCall | undefined {
   if (!isCode({ text: step.action })) return { name: step.action, args: step.args, format: "plain" };
   const call = parseBrowserGymAction({ text: step.action });
   if (!call) return undefined;
+  // A dotted call runs a method (`page.goto(…)` in BrowserGym's python action space): rules on the
+  // method apply to it too (match-tool-rule.ts), and its arguments are the method's.
   const type = call.name.split(".").pop() ?? call.name;
   const positional = Object.fromEntries(call.args.map((value, i) => [`arg${i}`, value]));
   const named = Object.fromEntries(
@@ -135,6 +137,7 @@ export function stepCall(step: Step): ToolCall | undefined {
   // Spreads define own properties, so a keyword named __proto__ stays an argument.
   return {
     name: call.name,
+    ...(type !== call.name ? { method: type } : {}),
     args: { ...positional, ...named, ...call.kwargs, ...step.args },
     format: "plain",
   };

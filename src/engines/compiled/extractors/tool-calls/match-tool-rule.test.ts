@@ -186,6 +186,80 @@ describe("matchToolRule", () => {
   });
 });
 
+describe("matchToolRule on a method call (page.goto(…) runs goto)", () => {
+  const denyEvil = rule({
+    id: "no-evil",
+    tool: "goto",
+    effect: "deny",
+    when: { field: "args.url", op: "eq", part: "domain", value: "evil.test" },
+  });
+  const call = (url: string) => ({ name: "page.goto", method: "goto", args: { url } });
+
+  it("applies a deny or ask rule that names the method, with the method as the call's name", () => {
+    const match = matchToolRule({ rules: [denyEvil], call: call("https://evil.test/"), default: "allow" });
+    expect(match).toMatchObject({ effect: "deny", rule: { id: "no-evil" } });
+    expect(match.reason).toContain('runs the method "goto"');
+    const ask = rule({
+      id: "ask-goto",
+      tool: "goto",
+      effect: "ask",
+      when: { field: "tool", op: "eq", value: "goto" },
+    });
+    expect(matchToolRule({ rules: [ask], call: call("https://a.test/"), default: "allow" }).effect).toBe(
+      "ask",
+    );
+    expect(
+      matchToolRule({ rules: [denyEvil], call: call("https://shop.test/"), default: "allow" }).effect,
+    ).toBe("allow");
+  });
+
+  it("lets only a rule naming the call itself allow it", () => {
+    const allowGoto = rule({ id: "goto", tool: "goto", effect: "allow" });
+    const allowPage = rule({ id: "page.goto", tool: "page.goto", effect: "allow" });
+    expect(
+      matchToolRule({ rules: [allowGoto], call: call("https://a.test/"), default: "deny" }),
+    ).toMatchObject({
+      effect: "deny",
+      defaulted: true,
+    });
+    expect(matchToolRule({ rules: [allowPage], call: call("https://a.test/"), default: "deny" }).effect).toBe(
+      "allow",
+    );
+    expect(
+      matchToolRule({ rules: [allowPage, denyEvil], call: call("https://evil.test/"), default: "deny" }),
+    ).toMatchObject({ effect: "deny", rule: { id: "no-evil" } });
+  });
+
+  it("is never looser than either reading alone (property)", () => {
+    const effects = ["allow", "ask", "deny"] as const;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            tool: fc.constantFrom("goto", "page.goto", "*", "page.*", "click"),
+            effect: fc.constantFrom(...effects),
+          }),
+          { maxLength: 5 },
+        ),
+        fc.constantFrom(...effects),
+        (specs, fallback) => {
+          const rules = specs.map((s, i) => rule({ id: `r${i}`, ...s }));
+          const both = matchToolRule({ rules, call: call("https://a.test/"), default: fallback });
+          const asCalled = matchToolRule({ rules, call: { name: "page.goto", args: {} }, default: fallback });
+          const strictOnly = rules.filter((r) => r.effect !== "allow");
+          const asMethod = matchToolRule({
+            rules: strictOnly,
+            call: { name: "goto", args: {} },
+            default: "allow",
+          });
+          const rank = { allow: 0, ask: 1, deny: 2 };
+          expect(rank[both.effect]).toBe(Math.max(rank[asCalled.effect], rank[asMethod.effect]));
+        },
+      ),
+    );
+  });
+});
+
 describe("matchToolRule with three-valued conditions", () => {
   const deny = (when: ToolRule["when"]) =>
     rule({ id: "d", tool: "*", effect: "deny", ...(when ? { when } : {}) });

@@ -10,6 +10,9 @@
  *   cannot be overridden by a broader or narrower allow; "deny all but X" is written as a deny
  *   `toolDefault` plus allow rules).
  * - When no rule applies, the effect is `default` (fail-closed "deny" unless the caller says otherwise).
+ * - A call written as code that runs a method (`page.goto(…)`, ToolCall.method) is also read as that
+ *   method, the strict way: deny and ask rules naming the method (`goto`) apply to it as well, with the
+ *   method as its name, and the stricter outcome wins; an allow rule must name the call itself.
  * - A rule whose condition is unknown may or may not apply. If the outcome with and without such rules
  *   can differ, the match is `undetermined` (the reasons, by rule id) and its effect is the strictest
  *   possible one; the caller fails closed on it or asks a model. If every possibility ends in the same
@@ -127,8 +130,16 @@ const unchanged = (rules: readonly ToolRule[], named: NamedRules): boolean =>
  * name run once per (rules list, name) rather than once per rule on every call of that tool. Checking that
  * the list is unchanged costs a few comparisons per rule, far less than the walks.
  */
-function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): readonly NamedRule[] {
+function rulesNaming(options: {
+  rules: readonly ToolRule[];
+  name: string;
+  /** Only the deny and ask rules (a method's reading, matchToolRule). */
+  strictOnly?: boolean;
+}): readonly NamedRule[] {
   const { rules, name } = options;
+  const strictOnly = options.strictOnly === true;
+  // A NUL cannot begin a rule-naming key otherwise, so the two readings keep apart.
+  const key = strictOnly ? `\0${name}` : name;
   let named = rulesByName.get(rules);
   if (!named || !unchanged(rules, named)) {
     named = {
@@ -139,14 +150,14 @@ function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): rea
     };
     rulesByName.set(rules, named);
   }
-  let matching = named.byName.get(name);
+  let matching = named.byName.get(key);
   if (!matching) {
     // Strictest effect first (a stable sort: policy order within each effect), so that once a deny
     // certainly applies the ask and allow rules, which cannot change the outcome, are not evaluated.
     // A deny or ask rule's condition is read the strict way, an allow rule's the other (matchToolRule).
     const readings = textReadings({ text: name });
     matching = named.rules
-      .filter((rule) => namesTool({ rule, readings }))
+      .filter((rule) => (!strictOnly || rule.effect !== "allow") && namesTool({ rule, readings }))
       .sort((a, b) => STRICTNESS[b.effect] - STRICTNESS[a.effect])
       .map((rule) => ({
         rule,
@@ -155,7 +166,7 @@ function rulesNaming(options: { rules: readonly ToolRule[]; name: string }): rea
           : true,
       }));
     if (named.byName.size >= MAX_REMEMBERED_NAMES) named.byName.clear();
-    named.byName.set(name, matching);
+    named.byName.set(key, matching);
   }
   return matching;
 }
@@ -182,9 +193,9 @@ function strictestRule(rules: readonly ToolRule[]): ToolRule {
   return best;
 }
 
-export function matchToolRule(options: {
+export interface MatchToolRuleOptions {
   rules: readonly ToolRule[];
-  call: Pick<ToolCall, "name" | "args"> & Partial<Pick<ToolCall, "id" | "format" | "inputSchema">>;
+  call: Pick<ToolCall, "name" | "args"> & Partial<Pick<ToolCall, "id" | "format" | "inputSchema" | "method">>;
   /** Effect when no rule applies (the policy's `toolDefault`); "deny" when not given. */
   default?: Effect;
   /** Further facts conditions may read, e.g. `{ context, input }`; the call's own fields take precedence. */
@@ -193,20 +204,48 @@ export function matchToolRule(options: {
   argumentKinds?: ArgumentKinds;
   /** The policy's `rules.paths` (caseFold, base; `base` wins over `context.cwd`). */
   paths?: PathOptions;
+}
+
+export function matchToolRule(options: MatchToolRuleOptions): ToolRuleMatch {
+  const asCalled = matchName({ options, name: options.call.name, strictOnly: false });
+  const method = options.call.method;
+  if (method === undefined || method === options.call.name) return asCalled;
+  // The method's reading: only deny and ask rules, and no default of its own (allow adds nothing).
+  const asMethod = matchName({ options: { ...options, default: "allow" }, name: method, strictOnly: true });
+  const stricter = STRICTNESS[asMethod.effect] - STRICTNESS[asCalled.effect];
+  // The stricter outcome, and between equal ones a certain deny or ask over an undetermined one.
+  if (
+    stricter > 0 ||
+    (stricter === 0 && asCalled.undetermined && !asMethod.undetermined && !asMethod.defaulted)
+  ) {
+    return {
+      ...asMethod,
+      reason: `${asMethod.reason} (the call "${options.call.name}" runs the method "${method}")`,
+    };
+  }
+  return asCalled;
+}
+
+/** The match for the call under one name: its own, or (strictOnly) its method's, with deny and ask rules only. */
+function matchName(args: {
+  options: MatchToolRuleOptions;
+  name: string;
+  strictOnly: boolean;
 }): ToolRuleMatch {
+  const { options, name } = args;
   const { call } = options;
   // withFields, not a literal beginning with the spread: on Node 20 that costs microseconds (with-fields.ts).
   const facts = withFields({
     base: options.facts,
     fields: {
-      tool: call.name,
-      name: call.name,
+      tool: name,
+      name: name,
       args: call.args,
       ...(call.id !== undefined ? { id: call.id } : {}),
       ...(call.format !== undefined ? { format: call.format } : {}),
     },
   });
-  const declaredKinds = declaredKindsFor({ argumentKinds: options.argumentKinds, tool: call.name });
+  const declaredKinds = declaredKindsFor({ argumentKinds: options.argumentKinds, tool: name });
   // One prepared view per call: argument kinds and canonical forms are computed once for every rule.
   const prepared = new PreparedFacts(facts, {
     ...(declaredKinds ? { declaredKinds } : {}),
@@ -216,7 +255,7 @@ export function matchToolRule(options: {
   const matches: ToolRule[] = [];
   const maybe: { rule: ToolRule; reasons: string[] }[] = [];
   const errors: string[] = [];
-  for (const { rule, when } of rulesNaming({ rules: options.rules, name: call.name })) {
+  for (const { rule, when } of rulesNaming({ rules: options.rules, name, strictOnly: args.strictOnly })) {
     // A certain deny is the outcome whatever the rest say; only the deny rules still count, to name the
     // most specific of them.
     if (rule.effect !== "deny" && matches.length > 0) break;
@@ -265,7 +304,7 @@ export function matchToolRule(options: {
       defaulted: rule === undefined,
       reason: rule
         ? `${effect}, as rule ${rule.id} (${rule.tool}) may apply (${why}): ${rule.message}`
-        : `${effect}, the default for "${call.name}", as the rules that may apply are ${why}`,
+        : `${effect}, the default for "${name}", as the rules that may apply are ${why}`,
       ...errorPart,
       undetermined,
     };
@@ -275,7 +314,7 @@ export function matchToolRule(options: {
       effect: fallback,
       matches,
       defaulted: true,
-      reason: `no tool rule applies to "${call.name}"; default effect ${fallback}`,
+      reason: `no tool rule applies to "${name}"; default effect ${fallback}`,
       ...errorPart,
     };
   }

@@ -22,6 +22,12 @@ export interface ToolCall {
   /** The call's id in its format (tool_call id, call_id, toolCallId, JSON-RPC id), when it has one. */
   id?: string;
   name: string;
+  /**
+   * The method a call written as code runs, when its name is dotted (`goto` for `page.goto(…)` in
+   * BrowserGym's python action space): deny and ask rules that name the method apply to the call too,
+   * while an allow rule must name the call itself (match-tool-rule.ts).
+   */
+  method?: string;
   /** Parsed arguments; `{}` when there were none or they could not be read (see `error`). */
   args: Record<string, unknown>;
   format: ToolCallFormat;
