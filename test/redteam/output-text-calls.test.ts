@@ -45,6 +45,23 @@ describe("a JSON call in the output does not stand for code beside it", () => {
     });
   }
 
+  it("code in the output is not replaced by a harmless trajectory step", async () => {
+    const guard = await pool.get(noEvil);
+    const trajectory = [{ action: "click", args: { bid: "a1" } }];
+    for (const output of [
+      'goto("https://evil.test/x")',
+      "{'name': 'goto', 'arguments': {'url': 'https://evil.test/x'}}",
+    ]) {
+      expectRefused(await guard.check({ input: "buy a mug", output, trajectory }), output);
+    }
+  });
+
+  it("a JSON call beside a call written as a Python dict is refused", async () => {
+    const guard = await pool.get(noEvil);
+    const output = `${click}\n{'name': 'goto', 'arguments': {'url': 'https://evil.test/x'}}`;
+    expectRefused(await guard.check({ input: "buy a mug", output }), output);
+  });
+
   it("a JSON call beside something shaped like a call that is not valid JSON is refused", async () => {
     const guard = await pool.get("mcp-tools");
     const harmless = JSON.stringify({ name: "github.create_issue", arguments: { title: "bug" } });
