@@ -37,6 +37,9 @@ describe("a JSON call in the output does not stand for code beside it", () => {
     `${click}\nAction: page.goto("https://evil.test/x")`,
     `${click}\n\`\`\`python\ngoto(url='https://evil.test/x')\n\`\`\``,
     `${click}; ｇｏｔｏ ("https://evil.test/x")`,
+    `${click}\nu = "https://evil.test/x"\ngoto(u)`,
+    `${click}\ngoto(*["https://evil.test/x"])`,
+    `${click}\ngoto (*args)`,
   ];
   for (const output of hidden) {
     it(`is refused: ${JSON.stringify(output)}`, async () => {
@@ -77,6 +80,7 @@ describe("a JSON call in the output does not stand for code beside it", () => {
     for (const output of [
       `I will click the first result (the mug) now. ${click}`,
       `Step (1): open the cart; step (2): pay. ${click}`,
+      `Add the item(s) to the cart, then pay the fee(s). ${click}`,
       `${click} - the button labelled "Buy (1 item)".`,
     ]) {
       expectAllowed(await guard.check({ input: "buy a mug", output }), output);
