@@ -213,6 +213,8 @@ describe("extractToolCalls on code and on what lies beside JSON in text", () => 
       `${click} scroll(0, 200)`,
       `${click} select_option("b1", ["a"])`,
       `${click} noop()`,
+      `${click}\nu = "https://x.test/"\ngoto(u)`,
+      `${click} goto (*args)`,
       `${click} {'name': 'goto', 'arguments': {'url': 'https://x.test/'}}`,
       `${click} {"name": "goto", "arguments": {"url": "https://x.test/"}`,
       "Action: goto('https://x.test/')",
@@ -229,6 +231,7 @@ describe("extractToolCalls on code and on what lies beside JSON in text", () => 
       `${click} - the button "Buy (1 item)", e.g. (the blue one).`,
       `Links [here](https://x.test/) and there (https://y.test/). ${click}`,
       `I compared a == b (they differ). ${click}`,
+      `Pick the item(s) and pay the fee(s) in the box(es), then the categor(ies). ${click}`,
     ]) {
       expect(extractToolCalls({ value }).confidence, value).toBe("medium");
     }

@@ -155,12 +155,12 @@ function fromStructured(value: unknown): { calls: ToolCall[]; truncated: boolean
 /** A call's name key, in JSON or Python quotes (`"name":`, `'tool':`). */
 const CALL_LIKE = /["'](?:name|tool|toolName|function)["']\s*:/;
 /**
- * Code that calls something, read in compatibility form: a (dotted) name, then `(` and a string, `)` or a
- * keyword argument — or, right after the name, a number or a list. Prose rarely writes these; "step (1)"
- * and "(see above)" are not.
+ * Code that calls something, read in compatibility form: a (dotted) name right before `(` — but for the
+ * plural "(s)", "(es)", "(ies)" of prose — or a name, space, then `(` and a string, `)`, `*` or a keyword
+ * argument. Prose rarely writes these; "step (1)" and "(see above)" are not.
  */
 const CODE_CALL =
-  /(?<![\p{L}\p{N}_.])[\p{L}_][\p{L}\p{N}_]*(?:\s*\.\s*[\p{L}_][\p{L}\p{N}_]*)*(?:\s*\(\s*(?:[rRuUbBfF]{0,2}["']|\)|[\p{L}_][\p{L}\p{N}_]*\s*=(?!=))|\((?:[-+]?\d|\[))/u;
+  /(?<![\p{L}\p{N}_.])[\p{L}_][\p{L}\p{N}_]*(?:\s*\.\s*[\p{L}_][\p{L}\p{N}_]*)*(?:\((?!(?:e?s|ies)\))|\s+\(\s*(?:[rRuUbBfF]{0,2}["']|\)|\*|[\p{L}_][\p{L}\p{N}_]*\s*=(?!=)))/u;
 
 /** The text outside the JSON values read from it. */
 function outside(text: string, values: readonly EmbeddedJson[]): string {
