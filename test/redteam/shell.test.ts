@@ -109,6 +109,26 @@ const recursiveRm = [
   "ionice -c3 rm -rf /srv",
   "stdbuf -oL rm -rf /srv",
   "su -c 'rm -rf /srv'",
+  // Programs that run a command given in their arguments, their input or the environment.
+  "parallel rm -rf ::: /srv",
+  "parallel -j2 rm -rf ::: /srv",
+  "parallel --jobs 2 'rm -rf {}' ::: /srv",
+  "parallel ::: 'rm -rf /srv'",
+  "echo 'rm -rf /srv' | parallel",
+  "vim -c '!rm -rf /srv' -c q",
+  "vim +'!rm -rf /srv' +q",
+  "nvim --cmd 'exe \"!rm -rf /srv\"'",
+  "ex -sc '!rm -rf /srv' -cq",
+  "git -c alias.x='!rm -rf /srv' x",
+  "git -c core.pager='rm -rf /srv' log",
+  "git -c Core.SSHCommand='rm -rf /srv' fetch",
+  "git --config-env=core.pager=EVIL log",
+  "GIT_SSH_COMMAND='rm -rf /srv' git fetch",
+  "PAGER='rm -rf /srv' man ls",
+  "env EDITOR='rm -rf /srv' git commit",
+  "echo 'x:; rm -rf /srv' | make -f -",
+  "tar --to-command='rm -rf /srv' -xf a.tar",
+  "less +'!rm -rf /srv' notes.txt",
 ];
 
 describe("shell: no recursive rm (invokes)", () => {
@@ -116,6 +136,18 @@ describe("shell: no recursive rm (invokes)", () => {
     expectAllowed(await run(shellPolicy, "ls -la /srv"), "ls");
     expectAllowed(await run(shellPolicy, "rm /tmp/build.log"), "rm one file");
     expectAllowed(await run(shellPolicy, "grep -r needle src | head"), "grep -r");
+    for (const command of [
+      "vim notes.txt",
+      "parallel gzip ::: a.log b.log",
+      "git -c user.name=bot -c color.ui=false commit -m wip",
+      "git -c alias.st=status st",
+      "PAGER=cat git log",
+      "make test",
+      "less +G notes.txt",
+      "tar -xf a.tar",
+    ]) {
+      expectAllowed(await run(shellPolicy, command), command);
+    }
   });
   it.each(recursiveRm)("refuses %j", async (command) => {
     expectRefused(await run(shellPolicy, command), `shell.run ${JSON.stringify(command)}`);
