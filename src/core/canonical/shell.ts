@@ -24,6 +24,7 @@
  * Everything is linear in the input up to the nesting depth; no regular expression can backtrack badly.
  */
 import { lazyModule } from "../lazy-module.js";
+import { assignmentRuns, type EmbeddedRun, embeddedRuns } from "./shell-runners.js";
 import type { Canonical } from "./types.js";
 
 /** shell-quote, loaded on the first command a condition reads (core/lazy-module.ts). */
@@ -1222,6 +1223,8 @@ class Reader {
     let i = 0;
     while (i < words.length && isAssignment(words[i] as Word)) i += 1;
     for (let k = 0; k < i; k++) for (const n of subRefs(words[k] as Word)) this.subNodes(n);
+    // `GIT_SSH_COMMAND='…' git fetch`, `PAGER='…'; man ls`: a value some program runs as a command.
+    for (let k = 0; k < i; k++) this.runEmbedded(assignmentRuns({ word: words[k] as Word }));
     const programWord = words[i];
     if (!programWord) return; // only assignments / redirections
     if (isDynamic(programWord)) {
@@ -1284,6 +1287,11 @@ class Reader {
       if (from >= 0 && from < args.length) this.command({ words: args.slice(from), redirects }, wrapped + 1);
       return args.slice(0, Math.min(Math.max(from, 0), args.length));
     };
+    this.runEmbedded(embeddedRuns({ program, args }));
+    if (DECLARATIONS.has(program)) {
+      for (const a of args) if (isAssignment(a)) this.runEmbedded(assignmentRuns({ word: a }));
+    }
+    if (program === "parallel") return this.parallel(args, redirects);
     if (SHELLS.has(program)) return this.shell(program, args, redirects);
     if (program === "eval") {
       this.scriptBody(args, "eval");
@@ -1469,6 +1477,7 @@ class Reader {
         k += 1;
         continue;
       }
+      if (isAssignment(w)) this.runEmbedded(assignmentRuns({ word: w }));
       if (text.startsWith("-") || isAssignment(w)) continue;
       break;
     }
@@ -1503,6 +1512,46 @@ class Reader {
     for (const host of end.ambiguous ? [end.at, end.at + 1] : [end.at])
       if (host + 1 < args.length) this.scriptBody(args.slice(host + 1), "ssh");
     return args.slice(0, end.at);
+  }
+
+  /** What a program runs from its arguments or an assignment (shell-runners.ts), read as the shell would. */
+  private runEmbedded(runs: readonly EmbeddedRun[]): void {
+    for (const run of runs) {
+      if (run.kind === "script") this.scriptBody(run.words, run.what);
+      else this.problem(run.reason);
+    }
+  }
+
+  /**
+   * GNU `parallel [options] [command] (::: args | :::: files)…`: the command runs through the shell with
+   * the arguments appended (which may be flags); without a command, each argument, or each line of its
+   * input, is a command line.
+   */
+  private parallel(args: Word[], redirects: Simple["redirects"]): Word[] {
+    const end = skipOptions(args, PARALLEL_OPTIONS);
+    const own = args.slice(0, end.at);
+    const fromFile = end.seen.some((o) => o === "-a" || o === "--arg-file" || o === "--arg-file-sep");
+    for (const start of end.ambiguous ? [end.at, end.at + 1] : [end.at]) {
+      const rest = args.slice(start);
+      const sep = rest.findIndex((w) => PARALLEL_SOURCES.has(w.text));
+      const command = sep === -1 ? rest : rest.slice(0, sep);
+      if (command.length > 0) {
+        const first = this.analysis.nodes.length;
+        this.scriptBody(command, "parallel");
+        for (const node of this.analysis.nodes.slice(first)) node.unknownFlags = true;
+      } else if (sep === -1) {
+        this.scriptFromInput("parallel", redirects);
+        if (fromFile) this.problem("parallel runs commands read from a file");
+      } else {
+        let source = "";
+        for (const w of rest.slice(sep)) {
+          if (PARALLEL_SOURCES.has(w.text)) source = w.text;
+          else if (source.startsWith("::::")) this.problem("parallel runs commands read from a file");
+          else this.scriptBody([w], "parallel :::");
+        }
+      }
+    }
+    return own;
   }
 
   /** `watch [-n N] CMD…`: the words are joined and run by `sh -c`. */
@@ -1566,6 +1615,10 @@ const SHELLS = new Set([
 const BUSYBOX_SHELLS = new Set(["sh", "ash", "bash", "hush"]);
 const SHELL_LONG_WITH_VALUE = new Set(["--rcfile", "--init-file"]);
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+/** Builtins whose `NAME=value` arguments are assignments. */
+const DECLARATIONS = new Set(["export", "declare", "typeset", "local", "readonly"]);
+/** GNU parallel's argument sources: `:::` arguments, `::::` files, `:::+`/`::::+` linked. */
+const PARALLEL_SOURCES = new Set([":::", "::::", ":::+", "::::+"]);
 const STDIN_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"]);
 const MULTICALL = new Set(["busybox", "toybox"]);
 
@@ -1664,6 +1717,43 @@ const WRAPPER_OPTIONS = new Map<string, WrapperOptions>(
     "systemd-run": opts(["-u", "-p", "-E", "-M", "-H", "--unit", "--property", "--setenv", "--machine"], []),
     firejail: opts([], []),
   } satisfies Record<string, WrapperOptions>),
+);
+
+const PARALLEL_OPTIONS = opts(
+  [
+    ...[
+      "-j",
+      "--jobs",
+      "-P",
+      "--max-procs",
+      "-S",
+      "--sshlogin",
+      "--slf",
+      "--sshloginfile",
+      "-a",
+      "--arg-file",
+    ],
+    ...["-d", "--delimiter", "-E", "--eof", "-I", "-n", "--max-args", "-N", "-L", "--max-lines", "-l"],
+    ...["--colsep", "-C", "--timeout", "--delay", "--memfree", "--load", "--joblog", "--results", "--res"],
+    ...["--tmpdir", "--workdir", "--wd", "--env", "--basefile", "--bf", "--return", "--transferfile"],
+    ...[
+      "--tf",
+      "--sshdelay",
+      "--retries",
+      "--tagstring",
+      "--tag-string",
+      "--header",
+      "--block",
+      "--blocksize",
+    ],
+    ...["--ssh", "--halt", "--halt-on-error", "--arg-sep", "--arg-file-sep", "--termseq", "--limit"],
+  ],
+  [
+    ...["-k", "--keep-order", "-u", "--ungroup", "-v", "--verbose", "-q", "--quote", "--dry-run", "--pipe"],
+    ...["--tag", "-0", "--null", "-X", "--xargs", "-m", "--bar", "--eta", "--progress", "--line-buffer"],
+    ...["--lb", "--group", "-g", "--no-notice", "--will-cite", "--nonall", "--onall", "-r"],
+    ...["--no-run-if-empty", "--shellquote", "--plus", "--fg", "--bg", "--ungroup", "--keep-order"],
+  ],
 );
 
 const SSH_OPTIONS = opts(
