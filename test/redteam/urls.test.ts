@@ -153,6 +153,14 @@ describe("urls: the same destination in another address form", () => {
     "http://[::ffff:0.0.0.0]:8080/",
     "http://admin.localhost/",
     "http://a.b.LOCALHOST./x",
+    // The rest of 127.0.0.0/8 is loopback too (Linux routes it to lo), [::1] is loopback over IPv6 and
+    // [::] reaches loopback as 0.0.0.0 does: a dual-stack service answers on each.
+    "http://127.0.0.2:8080/admin",
+    "http://127.255.255.254/",
+    "http://[::1]:8080/admin",
+    "http://[0:0:0:0:0:0:0:1]/",
+    "http://[::]:8080/",
+    "http://[::ffff:127.0.0.2]/",
   ];
   it.each(urls)("refuses url %j", async (url) => {
     expectRefused(await check(blockList, { url }), `fetch ${JSON.stringify(url)}`);
