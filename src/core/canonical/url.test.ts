@@ -57,9 +57,9 @@ describe("canonicalUrl: hosts", () => {
   });
 
   it("keeps IPv6 brackets and uses the host as the domain", () => {
-    const parts = one("http://[::1]:8080/");
-    expect(parts.host).toBe("[::1]");
-    expect(parts.domain).toBe("[::1]");
+    const parts = one("http://[2001:DB8::1]:8080/");
+    expect(parts.host).toBe("[2001:db8::1]");
+    expect(parts.domain).toBe("[2001:db8::1]");
     expect(parts.port).toBe("8080");
   });
 
@@ -91,13 +91,23 @@ describe("canonicalUrl: hosts that reach another host's address", () => {
     expect(hosts("http://Admin.LOCALHOST./")).toEqual(["admin.localhost", "localhost"]);
   });
 
+  it("reads the rest of 127.0.0.0/8, [::1] and [::] as 127.0.0.1 too", () => {
+    expect(hosts("http://127.0.0.2/")).toEqual(["127.0.0.2", "127.0.0.1"]);
+    expect(hosts("http://127.1.2.3/")).toEqual(["127.1.2.3", "127.0.0.1"]);
+    expect(hosts("http://[::1]:8080/")).toEqual(["[::1]", "127.0.0.1"]);
+    expect(hosts("http://[0:0::0:1]/")).toEqual(["[::1]", "127.0.0.1"]);
+    expect(hosts("http://[::]/")).toEqual(["[::]", "127.0.0.1"]);
+    expect(hosts("http://[::ffff:127.9.9.9]/")).toEqual(["[::ffff:7f09:909]", "127.9.9.9", "127.0.0.1"]);
+  });
+
   it("leaves other addresses and names one reading", () => {
     for (const url of [
-      "http://[::1]/",
+      "http://[::2]/",
       "http://[2001:db8::ffff:1:1]/",
       "http://localhost/",
       "http://localhost.example.org/",
-      "http://127.0.0.2/",
+      "http://127.0.0.1/",
+      "http://128.0.0.1/",
     ]) {
       expect(forms(url), url).toHaveLength(1);
     }

@@ -145,12 +145,17 @@ function urlParts(url: URL): Canonical<UrlParts> {
 /** An IPv4-mapped IPv6 address as WHATWG serialises it (`[::ffff:7f00:1]`): its two low groups. */
 const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
 
+/** Hosts that reach this host's loopback services as 127.0.0.1 does (WHATWG-serialised). */
+const LOOPBACK_ALIASES = /^(?:0\.0\.0\.0|127\.\d+\.\d+\.\d+|\[::1?\])$/;
+
 /**
  * The host, then each other host a client reaching it reaches: an IPv4-mapped IPv6 address is its IPv4
- * address on a dual-stack socket (`[::ffff:127.0.0.1]` is 127.0.0.1); 0.0.0.0 (also written `0`) is
- * this host's loopback to a client on Linux or macOS; a name under `.localhost` is loopback (RFC 6761,
- * as browsers and systemd-resolved resolve it), read as `localhost`. More readings only make a deny
- * catch more and an allow (which needs every reading) give less.
+ * address on a dual-stack socket (`[::ffff:127.0.0.1]` is 127.0.0.1); the rest of 127.0.0.0/8, `[::1]`,
+ * and 0.0.0.0 (also written `0`) or `[::]`, which a client on Linux or macOS connects to loopback, are
+ * read as 127.0.0.1 (a service listening on every address, or dual-stack, answers on each); a name
+ * under `.localhost` is loopback (RFC 6761, as browsers and systemd-resolved resolve it), read as
+ * `localhost`. More readings only make a deny catch more and an allow (which needs every reading) give
+ * less.
  */
 export function hostReadings(options: { host: string }): string[] {
   const readings = [options.host];
@@ -160,7 +165,8 @@ export function hostReadings(options: { host: string }): string[] {
     const low = Number.parseInt(mapped[2] as string, 16);
     readings.push(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
   }
-  if (readings.at(-1) === "0.0.0.0") readings.push("127.0.0.1");
+  const last = readings.at(-1) as string;
+  if (last !== "127.0.0.1" && LOOPBACK_ALIASES.test(last)) readings.push("127.0.0.1");
   if (options.host.endsWith(".localhost")) readings.push("localhost");
   return readings;
 }
