@@ -129,6 +129,21 @@ const recursiveRm = [
   "echo 'x:; rm -rf /srv' | make -f -",
   "tar --to-command='rm -rf /srv' -xf a.tar",
   "less +'!rm -rf /srv' notes.txt",
+  // Programs the reading does not model that run their arguments: the rm they name may run.
+  "tmux new-session -d 'rm -rf /srv'",
+  "tmux new -d rm -rf /srv",
+  "screen -dm sh -c 'rm -rf /srv'",
+  "xterm -e rm -rf /srv",
+  "fakeroot rm -rf /srv",
+  "bwrap --bind / / rm -rf /srv",
+  "valgrind rm -rf /srv",
+  "npm exec -- rm -rf /srv",
+  "docker run --rm -v /srv:/s alpine rm -rf /s",
+  "kubectl exec pod -- rm -rf /srv",
+  "fd . /srv -x rm -rf",
+  "at now <<< 'rm -rf /srv'",
+  "echo 'rm -rf /srv' | batch",
+  "crontab <<< '* * * * * rm -rf /srv'",
 ];
 
 describe("shell: no recursive rm (invokes)", () => {
