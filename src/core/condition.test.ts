@@ -504,6 +504,40 @@ describe("shell operators", () => {
     expect(tri({ field: "raw.args.command", op: "eq", value: "rm" }, f).value).toBe(true);
   });
 
+  it("invokes is unknown when a program it does not model may run the program from its arguments", () => {
+    const rmR = { program: "rm", flags: ["-r"] };
+    for (const cmd of [
+      "tmux new -d rm -rf /srv",
+      "tmux new -d 'rm -rf /srv'",
+      "docker run -v /srv:/s alpine rm -rf /s",
+      "nice -n 1 valgrind rm -rf /srv",
+      "git rm -r old",
+    ]) {
+      expect(run(cmd, rmR), cmd).toBe("unknown");
+    }
+    // Data programs print or search the words; other words name no rm, or an rm without the flags.
+    for (const cmd of [
+      "echo rm -rf /srv",
+      "grep -r 'rm -rf' docs",
+      "git commit -m 'remove the build dir'",
+      "tmux new -d 'rm notes.txt'",
+      "docker run alpine ls -R /",
+    ]) {
+      expect(run(cmd, rmR), cmd).toBe(false);
+    }
+    // Read against the workspace as the command itself would be.
+    const outside = {
+      field: "args.command",
+      op: "invokes",
+      value: { program: "rm", flags: ["-r"], outside: { context: "cwd" } },
+    } as Comparison;
+    const inWork = (command: string) => tri(outside, { args: { command }, context: { cwd: "/work" } }).value;
+    expect(inWork("fakeroot rm -rf build")).toBe(false);
+    expect(inWork("cd sub && fakeroot rm -rf build")).toBe(false);
+    expect(inWork("fakeroot rm -rf /srv")).toBe("unknown");
+    expect(inWork("cd / && fakeroot rm -rf srv")).toBe("unknown");
+  });
+
   it("an unparseable command is unknown", () => {
     expect(run("$CMD -rf /", { program: "rm", flags: ["r"] })).toBe("unknown");
     expect(run("echo 'unterminated", { program: "rm" })).toBe("unknown");

@@ -968,20 +968,74 @@ function wantedFlags(c: Comparison, value: InvokesValue, program: string): strin
   return wanted;
 }
 
+/** Programs whose arguments are data they print, search or list, never a command they run. */
+const DATA_PROGRAMS = new Set([
+  ...["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "which", "type", "whereis", "whatis"],
+  ...["apropos", "cat", "head", "tail", "wc", "ls", "stat", "file", "basename", "dirname", "test", "["],
+]);
+/** How deep argument words are read as command lines (a word inside a word inside a command). */
+const MAX_ARGUMENT_DEPTH = 2;
+
+/**
+ * Whether a command the reading does not see running the program may run it from its arguments: a
+ * program it does not model may run them (`tmux new rm -rf /srv`, `docker run … rm -rf /s`,
+ * `xterm -e …`), so the words from one that names the program on, or a word that is itself a command
+ * line, are read as a command too; a match there is unknown (why), never true.
+ */
+function mayRunFromArguments(o: {
+  c: Comparison;
+  cmd: ShellCommand;
+  programs: readonly string[];
+  commands: ShellCommand[];
+  pf: PreparedFacts;
+  depth: number;
+}): string | undefined {
+  const { c, cmd, programs } = o;
+  if (o.depth >= MAX_ARGUMENT_DEPTH || DATA_PROGRAMS.has(cmd.program)) return undefined;
+  for (let j = 0; j < cmd.args.length; j++) {
+    const word = cmd.args[j] as string;
+    const named = programs.some((p) => programMatches(c, programName(word), p));
+    if (!named && !/\s/.test(word)) continue;
+    const parsed = parseShellCommand({ command: named ? cmd.args.slice(j).join(" ") : word });
+    if (!parsed.ok) {
+      if (named)
+        return `\`${cmd.raw}\` may run ${programName(word)} from its arguments, which cannot be read`;
+      continue;
+    }
+    const inner = invokesUnit(c, parsed.forms, o.pf, {
+      all: [...o.commands, ...parsed.forms],
+      depth: o.depth + 1,
+    });
+    if ("unknown" in inner || ("result" in inner && inner.result === true)) {
+      return `\`${cmd.raw}\` may run what its arguments name (${JSON.stringify(parsed.forms[0]?.raw ?? word)})`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Some simple command runs one of the programs with every flag: true; none does, but one runs such a
- * program with flags that a variable could supply: unknown; else false.
+ * program with flags that a variable could supply, or a command it does not model may run it from its
+ * arguments (mayRunFromArguments): unknown; else false.
  */
-function invokesUnit(c: Comparison, commands: ShellCommand[], pf: PreparedFacts): Unit {
+function invokesUnit(
+  c: Comparison,
+  commands: ShellCommand[],
+  pf: PreparedFacts,
+  within: { all: ShellCommand[]; depth: number } = { all: commands, depth: 0 },
+): Unit {
   const value = c.value as InvokesValue;
   const programs = (typeof value.program === "string" ? [value.program] : value.program).map(programName);
   let maybe: string | undefined;
   for (const cmd of commands) {
-    if (!programs.some((p) => programMatches(c, cmd.program, p))) continue;
+    if (!programs.some((p) => programMatches(c, cmd.program, p))) {
+      maybe ??= mayRunFromArguments({ c, cmd, programs, commands: within.all, pf, depth: within.depth });
+      continue;
+    }
     const wanted = wantedFlags(c, value, cmd.program);
     if (wanted.every((f) => cmd.flags.includes(f))) {
       if (value.outside === undefined) return { result: true };
-      const outside = operandOutside({ value: value.outside, cmd, commands, pf });
+      const outside = operandOutside({ value: value.outside, cmd, commands: within.all, pf });
       if (outside === true) return { result: true };
       if (outside !== false) maybe ??= outside.unknown;
     } else if (cmd.unknownFlags) maybe ??= "a variable in the command may supply the flags";

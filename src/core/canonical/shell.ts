@@ -1292,6 +1292,13 @@ class Reader {
       for (const a of args) if (isAssignment(a)) this.runEmbedded(assignmentRuns({ word: a }));
     }
     if (program === "parallel") return this.parallel(args, redirects);
+    // at and batch run the commands of their input (or of `-f FILE`, not ours to read); crontab installs
+    // the lines of its input as commands (a file operand is not ours to read).
+    if (program === "at" || program === "batch") this.scriptFromInput(program, redirects);
+    if (program === "crontab" && (args.length === 0 || args.some((a) => a.text === "-"))) {
+      if (this.stdinPiped || redirects.some((r) => r.op.startsWith("<")))
+        this.problem("crontab installs commands from its input");
+    }
     if (SHELLS.has(program)) return this.shell(program, args, redirects);
     if (program === "eval") {
       this.scriptBody(args, "eval");
