@@ -230,3 +230,37 @@ describe("shell: other programs that remove a tree are never allowed by mcp-tool
     expectRefused(await run("mcp-tools", command), `shell.run ${JSON.stringify(command)}`);
   });
 });
+
+const noArchives: InlinePolicy = {
+  name: "redteam-shell-no-archives",
+  rules: {
+    toolRules: [
+      {
+        id: "shell.no-archives",
+        tool: "shell.run",
+        effect: "deny",
+        message: "No archives are created",
+        when: { field: "args:command", op: "invokes", value: { program: "tar", flags: ["-c"] } },
+      },
+      { id: "shell.allow", tool: "shell.run", effect: "allow", message: "Other commands are allowed" },
+    ],
+    toolDefault: "deny",
+  },
+};
+
+describe("shell: tar's old-style options (the first word without a dash)", () => {
+  it.each([
+    "tar czf - ~",
+    "tar cvf out.tar src",
+    "tar -czf out.tgz src",
+    "tar --create -f out.tar src",
+    "gtar cf x src",
+  ])("refuses %j", async (command) => {
+    expectRefused(await run(noArchives, command), `shell.run ${JSON.stringify(command)}`);
+  });
+  it("still allows listing and extracting", async () => {
+    for (const command of ["tar tzf out.tgz", "tar xzf out.tgz", "tar -xf out.tar"]) {
+      expectAllowed(await run(noArchives, command), command);
+    }
+  });
+});
