@@ -191,10 +191,23 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
   });
 
   it("keeps letters and long names of unknown programs as written, without dashes", () => {
-    expect(flagsOf("tar -xzf a.tgz --strip-components=1", "tar")).toEqual([
-      ["f", "strip-components", "x", "z"],
-    ]);
+    expect(flagsOf("zip -9 a.zip --quiet f", "zip")).toEqual([["9", "quiet"]]);
     expect(flagsOf("find . -name x -delete", "find")).toEqual([["delete", "name"]]);
+  });
+
+  it("reads tar's operations by one name, old-style options included", () => {
+    for (const command of ["tar -xzf a.tgz --strip-components=1", "tar xzf a.tgz --strip-components=1"]) {
+      expect(flagsOf(command, "tar"), command).toEqual([["extract", "f", "strip-components", "z"]]);
+    }
+    expect(flagsOf("tar --create -f a.tar d", "tar")).toEqual([["create", "f"]]);
+    expect(flagsOf("tar --cre -f a.tar d", "tar")).toEqual([["create", "f"]]);
+    expect(flagsOf("ar rcs lib.a a.o", "ar")).toEqual([["c", "r", "s"]]);
+    expect(flagsOf("grep -R x . && grep --dereference-recursive y .", "grep")).toEqual([
+      ["recursive"],
+      ["recursive"],
+    ]);
+    // Only the first word is old-style; a later dashless word is an operand.
+    expect(flagsOf("tar -f a.tar czf", "tar")).toEqual([["f"]]);
   });
 
   it("reads `<<` inside arithmetic as a shift, not a here-document that would hide the next lines", () => {

@@ -103,9 +103,37 @@ export function canonicalFlag({ program, flag }: { program: string; flag: string
 const RECURSIVE_SYNONYMS: Record<string, string> = { r: "recursive", R: "recursive", recursive: "recursive" };
 const FORCE_SYNONYMS: Record<string, string> = { f: "force", force: "force" };
 
+/** tar's operation letters and their long names. */
+const TAR_SYNONYMS: Record<string, string> = {
+  c: "create",
+  create: "create",
+  x: "extract",
+  extract: "extract",
+  get: "extract",
+  t: "list",
+  list: "list",
+  r: "append",
+  append: "append",
+  u: "update",
+  update: "update",
+  A: "catenate",
+  catenate: "catenate",
+  concatenate: "catenate",
+  d: "diff",
+  diff: "diff",
+  compare: "diff",
+};
+const GREP_SYNONYMS: Record<string, string> = { ...RECURSIVE_SYNONYMS, "dereference-recursive": "recursive" };
+
 /** Per-program synonyms: every spelling maps to one canonical name. */
 const FLAG_SYNONYMS = new Map<string, Record<string, string>>(
   Object.entries({
+    tar: TAR_SYNONYMS,
+    gtar: TAR_SYNONYMS,
+    bsdtar: TAR_SYNONYMS,
+    grep: GREP_SYNONYMS,
+    egrep: GREP_SYNONYMS,
+    fgrep: GREP_SYNONYMS,
     rm: { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
     cp: { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
     mv: { ...FORCE_SYNONYMS },
@@ -225,10 +253,17 @@ interface FlagReading {
 }
 
 /** The canonical flags of a command's arguments: options end at `--`; GNU-style, flags may follow operands. */
+/** Programs whose first word, without a dash, is a cluster of options (`tar czf x.tgz dir`, `ar rcs`). */
+const OLD_STYLE_OPTIONS = new Set(["tar", "gtar", "bsdtar", "ar"]);
+
 function readFlags(program: string, args: Word[]): FlagReading {
   const flags: string[] = [];
   let unknown = false;
   const isGitPush = program === "git" && args.some((a) => a.text === "push");
+  const first = args[0];
+  if (OLD_STYLE_OPTIONS.has(program) && first && !isDynamic(first) && /^[A-Za-z]+$/.test(first.text)) {
+    flags.push(...dashFlag(program, `-${first.text}`));
+  }
   for (const arg of args) {
     if (arg.text === "--") break;
     if (isDynamic(arg)) {
