@@ -87,3 +87,30 @@ describe("a JSON call in the output does not stand for code beside it", () => {
     }
   });
 });
+
+describe("an agent's structured step holds its action as code", () => {
+  // ReAct and BrowserGym agents answer `{ "thought": …, "action": "goto('…')" }`: the action is the call.
+  const trajectory = [{ action: "click", args: { bid: "a1" } }];
+  const hidden = [
+    { thought: "leave", action: 'goto("https://evil.test/x")' },
+    { thought: "leave", action: 'page.goto("https://evil.test/x")' },
+    { thought: "leave", action: 'goto("https://" + "evil.test/x")' },
+  ];
+  for (const step of hidden) {
+    it(`is refused: ${JSON.stringify(step)}`, async () => {
+      const guard = await pool.get(noEvil);
+      for (const output of [JSON.stringify(step), step]) {
+        expectRefused(
+          await guard.check({ input: "buy a mug", output, trajectory } as never),
+          JSON.stringify(step),
+        );
+      }
+    });
+  }
+
+  it("an action inside the shop is still allowed (control)", async () => {
+    const guard = await pool.get(noEvil);
+    const output = JSON.stringify({ thought: "open the cart", action: 'goto("https://shop.test/cart")' });
+    expectAllowed(await guard.check({ input: "buy a mug", output, trajectory }), output);
+  });
+});
