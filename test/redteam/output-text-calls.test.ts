@@ -99,12 +99,12 @@ describe("an agent's structured step holds its action as code", () => {
   for (const step of hidden) {
     it(`is refused: ${JSON.stringify(step)}`, async () => {
       const guard = await pool.get(noEvil);
-      for (const output of [JSON.stringify(step), step]) {
-        expectRefused(
-          await guard.check({ input: "buy a mug", output, trajectory } as never),
-          JSON.stringify(step),
-        );
-      }
+      const output = JSON.stringify(step);
+      expectRefused(await guard.check({ input: "buy a mug", output, trajectory }), output);
+      expectRefused(
+        await guard.check({ input: "buy a mug", output: `Next step:\n${output}`, trajectory }),
+        output,
+      );
     });
   }
 

@@ -205,6 +205,22 @@ describe("extractToolCalls on code and on what lies beside JSON in text", () => 
     });
   });
 
+  it("reads an agent step's action written as code as the call it runs", () => {
+    const step = { thought: "go", action: "goto('https://x.test/')" };
+    for (const value of [step, JSON.stringify(step), `Next: ${JSON.stringify(step)}`]) {
+      expect(extractToolCalls({ value }).calls, JSON.stringify(value)).toEqual([
+        { name: "goto", args: { arg0: "https://x.test/", url: "https://x.test/" }, format: "plain" },
+      ]);
+    }
+    const unreadable = extractToolCalls({ value: { action: "goto('https://' + host)" } });
+    expect(unreadable).toMatchObject({ calls: [], confidence: "low" });
+    expect(unreadable.reason).toMatch(/not one call/);
+    // A plain action name is no code; a call record keeps its own reading.
+    expect(extractToolCalls({ value: { action: "click" } }).confidence).toBe("none");
+    const record = { type: "function_call", name: "fetch", arguments: "{}", action: "goto('y')" };
+    expect(extractToolCalls({ value: record }).calls.map((c) => c.name)).toEqual(["fetch"]);
+  });
+
   it("is low when code or a call that is not JSON lies beside the JSON calls, or alone", () => {
     for (const value of [
       `${click} goto("https://x.test/")`,

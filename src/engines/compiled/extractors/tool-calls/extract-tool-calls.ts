@@ -12,7 +12,7 @@
  */
 import { nestsDeeperThan } from "../../../../util/json-brackets.js";
 import { withFields } from "../../../../util/with-fields.js";
-import { browserGymCall } from "../../../common/browsergym-action.js";
+import { browserGymCall, isCode } from "../../../common/browsergym-action.js";
 import { type EmbeddedJson, MAX_EMBEDDED_DEPTH, scanEmbeddedJson } from "./embedded-json.js";
 import type { Confidence, ToolCall, ToolCallFormat, ToolCallsResult } from "./types.js";
 
@@ -109,6 +109,22 @@ interface Walk {
   nodes: number;
   seen: Set<object>;
   truncated: boolean;
+  /** Why an action written as code could not be read as one call (the reading is then low). */
+  unreadable?: string;
+}
+
+/**
+ * An agent's step written as `{ thought, action: "goto('…')" }` (ReAct, BrowserGym agents): the action is
+ * the call it runs when it is code; code that is not one call Warden reads is noted, not skipped.
+ */
+function actionCall(record: Record<string, unknown>, state: Walk): boolean {
+  const action = record.action;
+  if (typeof action !== "string" || !isCode({ text: action })) return false;
+  const found = browserGymCall({ text: action.trim() });
+  if (found) state.calls.push({ ...found, format: "plain" });
+  else
+    state.unreadable ??= `an action is code that is not one call Warden can read (${JSON.stringify(action.slice(0, 80))})`;
+  return true;
 }
 
 function walk(value: unknown, state: Walk, depth: number, parentKey: string | undefined): void {
@@ -131,6 +147,7 @@ function walk(value: unknown, state: Walk, depth: number, parentKey: string | un
     state.calls.push(found);
     return;
   }
+  if (actionCall(record, state)) return;
   for (const [key, child] of Object.entries(record)) walk(child, state, depth + 1, key);
 }
 
@@ -146,10 +163,14 @@ function dedupe(calls: ToolCall[]): ToolCall[] {
   });
 }
 
-function fromStructured(value: unknown): { calls: ToolCall[]; truncated: boolean } {
+function fromStructured(value: unknown): { calls: ToolCall[]; truncated: boolean; unreadable?: string } {
   const state: Walk = { calls: [], nodes: 0, seen: new Set(), truncated: false };
   walk(value, state, 0, undefined);
-  return { calls: dedupe(state.calls), truncated: state.truncated };
+  return {
+    calls: dedupe(state.calls),
+    truncated: state.truncated,
+    ...(state.unreadable ? { unreadable: state.unreadable } : {}),
+  };
 }
 
 /** A call's name key, in JSON or Python quotes (`"name":`, `'tool':`). */
@@ -198,8 +219,9 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
   const { value } = options;
   const reasons: string[] = [];
   if (typeof value !== "string") {
-    const { calls, truncated } = fromStructured(value);
+    const { calls, truncated, unreadable } = fromStructured(value);
     if (truncated) reasons.push("the value is very large or deep; only part of it was read");
+    if (unreadable) return { ...result(calls, "low", [...reasons, unreadable]), confidence: "low" };
     if (calls.length === 0) reasons.push("no tool call in the value");
     return result(calls, truncated ? "medium" : "high", reasons);
   }
@@ -217,7 +239,8 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
     // Text that is JSON as a whole is as structured as an object.
     const whole: unknown = JSON.parse(text);
     if (typeof whole === "object" && whole !== null) {
-      const { calls } = fromStructured(whole);
+      const { calls, unreadable } = fromStructured(whole);
+      if (unreadable) return { ...result(calls, "low", [unreadable]), confidence: "low" };
       if (calls.length === 0) reasons.push("no tool call in the JSON text");
       return result(calls, "high", reasons);
     }
@@ -227,7 +250,10 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
   const action = browserGymCall({ text });
   if (action) return result([{ ...action, format: "plain" }], "high", reasons);
   const scan = scanEmbeddedJson({ text });
-  const calls = dedupe(scan.values.flatMap((v) => fromStructured(v.value).calls));
+  const read = scan.values.map((v) => fromStructured(v.value));
+  const calls = dedupe(read.flatMap((r) => r.calls));
+  const unreadable = read.find((r) => r.unreadable)?.unreadable;
+  if (unreadable) return { ...result(calls, "low", [unreadable]), confidence: "low" };
   if (scan.truncated) {
     // Past the scan's bounds there may be calls no rule has seen: what was read cannot stand for the whole.
     reasons.push("the text holds more bracketed candidates than can be read; only part of it was read");
