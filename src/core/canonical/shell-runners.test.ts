@@ -46,6 +46,8 @@ describe("embeddedRuns", () => {
     expect(runs("git", "submodule", "foreach", "--recursive", "git pull")).toEqual(["script: git pull"]);
     expect(runs("git", "filter-branch", "--tree-filter", "rm -f x", "HEAD")).toEqual(["script: rm -f x"]);
     expect(runs("git", "fetch", "--upload-pack=evil", "origin")).toEqual(["script: evil"]);
+    expect(runs("git", "clone", "-u", "evil", "repo")).toEqual(["script: evil"]);
+    expect(runs("git", "push", "-u", "origin", "main")).toEqual([]);
     expect(runs("git", "log", "-c")).toEqual([]);
   });
 

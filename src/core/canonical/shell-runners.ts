@@ -206,14 +206,11 @@ function gitRuns(options: { args: readonly RunnerWord[] }): EmbeddedRun[] {
     runs.push(...optionRuns({ program: "git filter-branch", args: rest, options: GIT_FILTERS }));
   }
   if (sub !== undefined && GIT_PACK_COMMANDS.has(sub)) {
-    runs.push(
-      ...optionRuns({
-        program: `git ${sub}`,
-        args: rest,
-        options: ["--upload-pack", "--receive-pack", "--exec", "-u"],
-      }),
-    );
+    // `-u` is clone's --upload-pack only (push's -u is --set-upstream).
+    const names = sub === "clone" ? [...GIT_PACK_OPTIONS, "-u"] : GIT_PACK_OPTIONS;
+    runs.push(...optionRuns({ program: `git ${sub}`, args: rest, options: names }));
   }
+
   if (sub === "difftool" || sub === "mergetool") {
     runs.push(...optionRuns({ program: `git ${sub}`, args: rest, options: ["--extcmd", "-x"] }));
   }
@@ -230,7 +227,8 @@ const GIT_FILTERS = [
   "--tag-name-filter",
 ] as const;
 /** Subcommands whose --upload-pack / --receive-pack / --exec names the command run at the other end. */
-const GIT_PACK_COMMANDS = new Set(["clone", "fetch", "pull", "push", "ls-remote", "archive", "remote"]);
+const GIT_PACK_COMMANDS = new Set(["clone", "fetch", "pull", "push", "ls-remote", "archive"]);
+const GIT_PACK_OPTIONS = ["--upload-pack", "--receive-pack", "--exec"] as const;
 
 /** Every value of the options that name a command the program runs through the shell. */
 function optionRuns(options: {
