@@ -141,6 +141,7 @@ const recursiveRm = [
   "docker run --rm -v /srv:/s alpine rm -rf /s",
   "kubectl exec pod -- rm -rf /srv",
   "fd . /srv -x rm -rf",
+  "start-stop-daemon --start --exec /bin/rm -- -rf /srv",
   "at now <<< 'rm -rf /srv'",
   "echo 'rm -rf /srv' | batch",
   "crontab <<< '* * * * * rm -rf /srv'",
