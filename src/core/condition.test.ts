@@ -512,6 +512,7 @@ describe("shell operators", () => {
       "docker run -v /srv:/s alpine rm -rf /s",
       "nice -n 1 valgrind rm -rf /srv",
       "git rm -r old",
+      "start-stop-daemon --start --exec /bin/rm -- -rf /srv",
     ]) {
       expect(run(cmd, rmR), cmd).toBe("unknown");
     }

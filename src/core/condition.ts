@@ -996,21 +996,35 @@ function mayRunFromArguments(o: {
     const word = cmd.args[j] as string;
     const named = programs.some((p) => programMatches(c, programName(word), p));
     if (!named && !/\s/.test(word)) continue;
-    const parsed = parseShellCommand({ command: named ? cmd.args.slice(j).join(" ") : word });
-    if (!parsed.ok) {
-      if (named)
-        return `\`${cmd.raw}\` may run ${programName(word)} from its arguments, which cannot be read`;
-      continue;
-    }
-    const inner = invokesUnit(c, parsed.forms, o.pf, {
-      all: [...o.commands, ...parsed.forms],
-      depth: o.depth + 1,
-    });
-    if ("unknown" in inner || ("result" in inner && inner.result === true)) {
-      return `\`${cmd.raw}\` may run what its arguments name (${JSON.stringify(parsed.forms[0]?.raw ?? word)})`;
+    for (const text of argumentCommands({ args: cmd.args, at: j, named })) {
+      const parsed = parseShellCommand({ command: text });
+      if (!parsed.ok) {
+        if (named)
+          return `\`${cmd.raw}\` may run ${programName(word)} from its arguments, which cannot be read`;
+        continue;
+      }
+      const inner = invokesUnit(c, parsed.forms, o.pf, {
+        all: [...o.commands, ...parsed.forms],
+        depth: o.depth + 1,
+      });
+      if ("unknown" in inner || ("result" in inner && inner.result === true)) {
+        return `\`${cmd.raw}\` may run what its arguments name (${JSON.stringify(parsed.forms[0]?.raw ?? word)})`;
+      }
     }
   }
   return undefined;
+}
+
+/**
+ * The command lines an argument may start: a word that is itself one, or the words from one naming the
+ * program on — also without a `--` right after it, which may be the runner's own end of options
+ * (`start-stop-daemon --exec /bin/rm -- -rf /srv`).
+ */
+function argumentCommands(o: { args: readonly string[]; at: number; named: boolean }): string[] {
+  const word = o.args[o.at] as string;
+  if (!o.named) return [word];
+  const rest = o.args.slice(o.at);
+  return o.args[o.at + 1] === "--" ? [rest.join(" "), [word, ...rest.slice(2)].join(" ")] : [rest.join(" ")];
 }
 
 /**
