@@ -8,7 +8,13 @@
  */
 import { describe, it } from "vitest";
 import { createGuard } from "../../src/guard.js";
-import { expectAllowed, expectRefused, type InlinePolicy, useGuardPool } from "./redteam.fixture.js";
+import {
+  expectAllowed,
+  expectRefused,
+  type InlinePolicy,
+  useGuardPool,
+  webNoEvil,
+} from "./redteam.fixture.js";
 
 const pool = useGuardPool();
 
@@ -102,24 +108,6 @@ describe("BrowserGym action strings read as Python reads them", () => {
   });
 });
 
-/** A tool rule on a web action: never go to evil.test, anything else allowed. */
-const toolRulePolicy: InlinePolicy = {
-  name: "redteam-browsergym-tool-rules",
-  agent: "web",
-  rules: {
-    toolRules: [
-      {
-        id: "web.no-evil",
-        tool: "goto",
-        effect: "deny",
-        message: "evil.test is off limits",
-        when: { field: "args:url", op: "eq", part: "domain", value: "evil.test" },
-      },
-    ],
-    toolDefault: "allow",
-  },
-};
-
 describe("tool rules on a web action written as a BrowserGym call", () => {
   const refused = [
     'goto("https://evil.test/x")',
@@ -131,7 +119,7 @@ describe("tool rules on a web action written as a BrowserGym call", () => {
   ];
   for (const engine of ["auto", "compiled", "shield"] as const) {
     it(`${engine}: the call's name and arguments are what the rule reads`, async () => {
-      const guard = await createGuard({ policy: pool.file(toolRulePolicy), engine, store: ":memory:" });
+      const guard = await createGuard({ policy: pool.file(webNoEvil), engine, store: ":memory:" });
       try {
         for (const action of refused) expectRefused(await guard.check(step(action)), `${engine}: ${action}`);
         expectRefused(
@@ -165,7 +153,7 @@ describe("a method call in BrowserGym's python action space", () => {
   ];
   for (const engine of ["auto", "compiled", "shield"] as const) {
     it(`${engine}: a rule on the method applies to the method call`, async () => {
-      const guard = await createGuard({ policy: pool.file(toolRulePolicy), engine, store: ":memory:" });
+      const guard = await createGuard({ policy: pool.file(webNoEvil), engine, store: ":memory:" });
       try {
         for (const action of methodCalls)
           expectRefused(await guard.check(step(action)), `${engine}: ${action}`);

@@ -98,6 +98,24 @@ export function useGuardPool(): GuardPool {
   return pool;
 }
 
+/** A tool rule on a web action: never go to evil.test (its URL's domain), anything else allowed. */
+export const webNoEvil: InlinePolicy = {
+  name: "redteam-web-no-evil",
+  agent: "web",
+  rules: {
+    toolRules: [
+      {
+        id: "web.no-evil",
+        tool: "goto",
+        effect: "deny",
+        message: "evil.test is off limits",
+        when: { field: "args:url", op: "eq", part: "domain", value: "evil.test" },
+      },
+    ],
+    toolDefault: "allow",
+  },
+};
+
 /** Fetch only from example.com: an allow rule on every URL of the call, deny by default. */
 export const onlyExample: InlinePolicy = {
   name: "redteam-urls-only-example",

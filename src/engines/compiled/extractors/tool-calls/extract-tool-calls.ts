@@ -214,6 +214,11 @@ function result(calls: ToolCall[], base: Confidence, reasons: string[]): ToolCal
   return { calls, confidence, ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}) };
 }
 
+/** A reading that is undetermined whether or not it found calls (`result` says "none" for no calls). */
+function low(calls: ToolCall[], reasons: string[]): ToolCallsResult {
+  return { ...result(calls, "low", reasons), confidence: "low" };
+}
+
 /** Every tool call in `value`, in the order they appear, with how reliably they were read. */
 export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
   const { value } = options;
@@ -221,7 +226,7 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
   if (typeof value !== "string") {
     const { calls, truncated, unreadable } = fromStructured(value);
     if (truncated) reasons.push("the value is very large or deep; only part of it was read");
-    if (unreadable) return { ...result(calls, "low", [...reasons, unreadable]), confidence: "low" };
+    if (unreadable) return low(calls, [...reasons, unreadable]);
     if (calls.length === 0) reasons.push("no tool call in the value");
     return result(calls, truncated ? "medium" : "high", reasons);
   }
@@ -240,7 +245,7 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
     const whole: unknown = JSON.parse(text);
     if (typeof whole === "object" && whole !== null) {
       const { calls, unreadable } = fromStructured(whole);
-      if (unreadable) return { ...result(calls, "low", [unreadable]), confidence: "low" };
+      if (unreadable) return low(calls, [unreadable]);
       if (calls.length === 0) reasons.push("no tool call in the JSON text");
       return result(calls, "high", reasons);
     }
@@ -253,16 +258,16 @@ export function extractToolCalls(options: { value: unknown }): ToolCallsResult {
   const read = scan.values.map((v) => fromStructured(v.value));
   const calls = dedupe(read.flatMap((r) => r.calls));
   const unreadable = read.find((r) => r.unreadable)?.unreadable;
-  if (unreadable) return { ...result(calls, "low", [unreadable]), confidence: "low" };
+  if (unreadable) return low(calls, [unreadable]);
   if (scan.truncated) {
     // Past the scan's bounds there may be calls no rule has seen: what was read cannot stand for the whole.
     reasons.push("the text holds more bracketed candidates than can be read; only part of it was read");
-    return { ...result(calls, "low", reasons), confidence: "low" };
+    return low(calls, reasons);
   }
   const hidden = hiddenCall(outside(text, scan.values));
   if (hidden) {
     reasons.push(calls.length > 0 ? `beside the calls read from JSON inside it, ${hidden}` : hidden);
-    return { ...result(calls, "low", reasons), confidence: "low" };
+    return low(calls, reasons);
   }
   if (calls.length > 0) {
     reasons.push("calls read from JSON inside text");
