@@ -272,6 +272,14 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     // a pattern can match a file named `-rf` (`touch -- -rf; rm *`)
     expect(forms("rm *")[0]).toMatchObject({ flags: [], unknownFlags: true });
     expect(forms("rm [-]rf")[0]).toMatchObject({ unknownFlags: true });
+    expect(forms("rm ?rf")[0]).toMatchObject({ unknownFlags: true });
+    expect(forms("rm \\*")[0]).toMatchObject({ unknownFlags: true });
+    expect(forms('rm "[-]rf"')[0]).toMatchObject({ unknownFlags: true });
+    // quoted, a `*` or `?` is itself: no file name comes in its place
+    expect(forms("rm '*'")[0]?.unknownFlags).toBeUndefined();
+    expect(forms("find . -name '*.ts' -print")[0]?.unknownFlags).toBeUndefined();
+    expect(forms('find . -name "?.md"')[0]?.unknownFlags).toBeUndefined();
+    expect(forms("find . -name *.ts")[0]).toMatchObject({ unknownFlags: true });
     expect(forms("rm src/*.js")[0]?.unknownFlags).toBeUndefined();
     expect(forms("rm -{a..z}")[0]?.flags).toEqual(expect.arrayContaining(RF));
     expect(forms("rm -{1..500}")[0]).toMatchObject({ unknownFlags: true });

@@ -273,8 +273,10 @@ function readFlags(program: string, args: Word[]): FlagReading {
       if (literal.startsWith("-") && !literal.startsWith("--")) flags.push(...dashFlag(program, literal));
       continue;
     }
-    // a pattern that can match a file named `-rf` passes it as flags (`touch -- -rf; rm *`)
-    if (/^[*?[]/.test(arg.text)) unknown = true;
+    // A pattern that can match a file named `-rf` passes it as flags (`touch -- -rf; rm *`). A quoted
+    // `*` or `?` is the character itself (`find . -name '*.ts'`): shell-quote marks only unquoted ones
+    // as a glob. It does not mark `[`, so a word that begins with one counts however it was written.
+    if ((arg.glob && /^[*?]/.test(arg.text)) || arg.text.startsWith("[")) unknown = true;
     const words = expandBraces(arg.text);
     if (!words) unknown = true;
     for (const text of words ?? [arg.text]) {
