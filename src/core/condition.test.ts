@@ -933,4 +933,48 @@ describe("roots named by the caller's context (the workspace)", () => {
     }
     expect(run("rm -rf build", null)).toBe("unknown");
   });
+
+  it("invokes … operandMatches: an operand that is or may be a path the globs match", () => {
+    const homes = ["/", "/home", "/home/*", "/root"];
+    const run = (
+      command: string,
+      value: object = { program: "grep", flags: ["-r"], operandMatches: homes },
+    ) =>
+      tri({ field: "args.command", op: "invokes", value } as Comparison, {
+        args: { command },
+        context: { cwd: "/home/dev/proj" },
+      }).value;
+    expect(run("grep -r KEY /home/dev")).toBe(true);
+    expect(run("grep -R KEY /")).toBe(true);
+    expect(run("grep -r KEY ..")).toBe(true);
+    expect(run("cd .. && grep -r KEY .")).toBe(true);
+    expect(run("grep -r KEY /home/dev/proj/../../dev")).toBe(true);
+    expect(run("grep -r KEY src")).toBe(false);
+    expect(run("grep -r KEY /home/other/proj")).toBe(false);
+    expect(run("grep KEY /home/dev")).toBe(false); // not recursive
+    // A regular expression is a word the reading takes for a pattern: below the workspace, it cannot match.
+    expect(run("grep -rE 'AKIA[0-9A-Z]{16}' src")).toBe(false);
+    expect(run("grep -r '^x*$' .")).toBe(false);
+    // A pattern that may expand to a matching path is unknown, never true: it may not exist.
+    for (const pattern of [
+      "grep -r KEY /h*",
+      "grep -r KEY /home/d?v",
+      "grep -r KEY ../*",
+      "grep -r KEY .*",
+      "grep -r KEY {..,x}",
+    ]) {
+      expect([pattern, run(pattern)]).toEqual([pattern, "unknown"]);
+    }
+    expect(run("grep -r KEY ~")).toBe("unknown");
+    expect(run("grep -r KEY $HOME")).toBe("unknown");
+    // With `outside` as well, both must hold.
+    const both = { program: "cp", flags: ["-r"], operandMatches: homes, outside: ["/home/dev/proj", "/tmp"] };
+    expect(run("cp -r /home/dev /tmp/h", both)).toBe(true);
+    expect(run("cp -r src /tmp/s", both)).toBe(false);
+    expect(
+      conditionProblems({
+        condition: { field: "args.command", op: "invokes", value: { program: "grep", operandMatches: [] } },
+      }),
+    ).toEqual([expect.stringMatching(/invokes needs/)]);
+  });
 });

@@ -40,6 +40,7 @@ import {
   numberReadings,
   parseShellCommand,
   pathMatches,
+  pathMayMatchBelow,
   pathWithin,
   type ShellCommand,
   shellPipes,
@@ -113,15 +114,19 @@ export type PathRoot = string | { context: string };
  * `invokes`: some simple command of the line runs one of the programs with every one of the flags, and,
  * when `outside` is given, with an operand (a word that is not an option) that is or may be outside those
  * roots (`rm -rf /` outside `{context: "cwd"}`); a root itself counts as outside (`rm -rf .` removes the
- * whole workspace). Operands resolve against the caller's `context.cwd` and
- * every directory a `cd`/`pushd` of the line may have entered; one that cannot be read statically (a
- * variable, `~`, a brace pattern or find's `{}`, a dot-glob that may match `..`, words `xargs` appends)
+ * whole workspace). When `operandMatches` is given, with an operand that is or may be a path one of those
+ * globs matches (`grep -r x /home/dev` on `["/home/*"]`); a pattern (`/h*`, `src/[0-9]*`) may be any path
+ * at or below its literal leading directory, one level up for each segment that may match `..`. Both
+ * given, both must hold. Operands resolve against the caller's `context.cwd` and every directory a
+ * `cd`/`pushd` of the line may have entered; one that cannot be read statically (a variable, `~`, words
+ * `xargs` appends; for `outside` also a brace pattern or find's `{}`, a dot-glob that may match `..`)
  * makes the comparison unknown.
  */
 export interface InvokesValue {
   program: string | string[];
   flags?: string[];
   outside?: PathRoot | PathRoot[];
+  operandMatches?: string | string[];
 }
 /** `pipesInto`: some data flow from one of the `from` programs into one of the `to` programs ("*" = any). */
 export interface PipesIntoValue {
@@ -131,17 +136,18 @@ export interface PipesIntoValue {
 
 const PathRootSchema = z.union([z.string().min(1), z.object({ context: z.string().min(1) }).strict()]);
 const PathRootsSchema = z.union([PathRootSchema, z.array(PathRootSchema).min(1)]);
+const StringOrStrings = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 const InvokesValueSchema = z
   .object({
-    program: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    program: StringOrStrings,
     flags: z.array(z.string().min(1)).optional(),
     outside: PathRootsSchema.optional(),
+    operandMatches: StringOrStrings.optional(),
   })
   .strict();
 const PipesIntoValueSchema = z
   .object({ from: z.array(z.string().min(1)).min(1), to: z.array(z.string().min(1)).min(1) })
   .strict();
-const StringOrStrings = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 /** Checks the value a comparison's op needs; the problems, none when it is well formed. */
 export function comparisonValueProblems(options: {
@@ -172,7 +178,7 @@ export function comparisonValueProblems(options: {
   return problems;
 }
 const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
-  invokes: "{ program: string | string[], flags?: string[], outside?: roots }",
+  invokes: "{ program: string | string[], flags?: string[], outside?: roots, operandMatches?: globs }",
   pipesInto: "{ from: string[], to: string[] }",
   pathWithin: 'a root or a list of roots (a root is a path or { "context": "cwd" })',
   pathMatches: "a glob or a list of globs",
@@ -1048,10 +1054,9 @@ function invokesUnit(
     }
     const wanted = wantedFlags(c, value, cmd.program);
     if (wanted.every((f) => cmd.flags.includes(f))) {
-      if (value.outside === undefined) return { result: true };
-      const outside = operandOutside({ value: value.outside, cmd, commands: within.all, pf });
-      if (outside === true) return { result: true };
-      if (outside !== false) maybe ??= outside.unknown;
+      const operandsHold = operandConditions({ value, cmd, commands: within.all, pf });
+      if (operandsHold === true) return { result: true };
+      if (operandsHold !== false) maybe ??= operandsHold.unknown;
     } else if (cmd.unknownFlags) maybe ??= "a variable in the command may supply the flags";
   }
   return maybe !== undefined ? { unknown: maybe } : { result: false };
@@ -1133,6 +1138,22 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
 /** A word whose expansion the reading cannot follow: a brace pattern or find's `{}`, a dot-glob (may match `..`). */
 const UNREADABLE_OPERAND = /[{}]|(^|\/)\.[^/]*[*?[]/;
 
+/** An `invokes` comparison's conditions on the operands of a command it matched (none: true); all must hold. */
+function operandConditions(o: {
+  value: InvokesValue;
+  cmd: ShellCommand;
+  commands: ShellCommand[];
+  pf: PreparedFacts;
+}): boolean | { unknown: string } {
+  const { value, ...on } = o;
+  const results: (boolean | { unknown: string })[] = [];
+  if (value.outside !== undefined) results.push(operandOutside({ ...on, value: value.outside }));
+  if (value.operandMatches !== undefined)
+    results.push(operandMatching({ ...on, globs: asList(value.operandMatches) as string[] }));
+  if (results.includes(false)) return false;
+  return results.find((r): r is { unknown: string } => r !== true) ?? true;
+}
+
 /**
  * Is some operand of `cmd` outside the roots? true, false, or unknown (with why). Every operand is
  * read against every directory the command may run in; one reading outside is enough.
@@ -1143,29 +1164,100 @@ function operandOutside(o: {
   commands: ShellCommand[];
   pf: PreparedFacts;
 }): boolean | { unknown: string } {
+  const roots = resolveRoots(o.value, o.pf);
+  if ("unknown" in roots) return roots;
+  const canonicalRootList = canonicalRoots(roots.roots, o.pf);
+  const fold = (p: string) => (o.pf.caseFold ? p.toLowerCase() : p);
+  const folded = canonicalRootList.map(fold);
+  return someOperand({
+    ...o,
+    pattern: (operand) =>
+      UNREADABLE_OPERAND.test(operand)
+        ? { unknown: `the operand ${JSON.stringify(operand)} expands to paths the reading cannot name` }
+        : undefined,
+    hit: (path) => !strictlyInside(fold(path), folded),
+  });
+}
+
+/** A word the shell may expand to other paths (a glob or a brace pattern): `*`, `?`, `[`, `{`. */
+const PATTERN_CHARS = /[*?[{]/;
+/** A pattern segment that may match `..`: one that begins with a dot, a bracket or a brace. */
+const MAY_BE_PARENT = /^[.[{]/;
+
+/**
+ * Is some operand of `cmd` a path the globs match? true, false, or unknown (with why): a pattern whose
+ * expansions may match is unknown, never true (they may or may not exist).
+ */
+function operandMatching(o: {
+  globs: string[];
+  cmd: ShellCommand;
+  commands: ShellCommand[];
+  pf: PreparedFacts;
+}): boolean | { unknown: string } {
+  const { globs, pf } = o;
+  // A file system whose case handling the policy does not state is read both ways.
+  const folds = pf.caseFold ? [true] : pf.caseUnknown ? [false, true] : [false];
+  return someOperand({
+    ...o,
+    pattern: (operand, dir) => {
+      if (!PATTERN_CHARS.test(operand)) return undefined;
+      const base = canonicalPath({ path: patternBase(operand), base: dir, caseFold: pf.caseFold });
+      if (!base.ok) return { unknown: base.reason };
+      const may = base.forms.some((f) =>
+        folds.some((caseFold) => pathMayMatchBelow({ dir: f, globs, caseFold })),
+      );
+      return may ? { unknown: `the pattern ${JSON.stringify(operand)} may expand to such a path` } : false;
+    },
+    hit: (path) => folds.some((caseFold) => pathMatches({ path, globs, caseFold })),
+  });
+}
+
+/**
+ * Where the expansions of a pattern operand lie: at or below its literal leading directory, one level up
+ * for each later segment that is or may be `..` (`src/.*` may be `src/..`).
+ */
+function patternBase(operand: string): string {
+  const segments = operand.split("/");
+  const first = segments.findIndex((segment) => PATTERN_CHARS.test(segment));
+  const ups = segments
+    .slice(first)
+    .filter((segment) => segment === ".." || (PATTERN_CHARS.test(segment) && MAY_BE_PARENT.test(segment)));
+  const base = [...segments.slice(0, first), ...ups.map(() => "..")].join("/");
+  return base === "" ? (operand.startsWith("/") ? "/" : ".") : base;
+}
+
+/**
+ * Does some operand of `cmd`, read against every directory the command may run in, have a canonical
+ * form that `hit` accepts? true, false, or unknown (with why) when an operand or a directory cannot be
+ * read. `pattern` answers first for an operand the shell would expand (undefined: read it as a path).
+ */
+function someOperand(o: {
+  cmd: ShellCommand;
+  commands: ShellCommand[];
+  pf: PreparedFacts;
+  pattern: (operand: string, dir: string) => false | { unknown: string } | undefined;
+  hit: (path: string) => boolean;
+}): boolean | { unknown: string } {
   const { cmd, pf } = o;
   // find's starting points come first, so words a pattern of its expression expands to are not among them.
   if (cmd.unknownFlags && cmd.program !== "find")
     return { unknown: `\`${cmd.raw}\`: its operands may come from input or a variable` };
-  const roots = resolveRoots(o.value, pf);
-  if ("unknown" in roots) return roots;
   const dirs = workingDirs(o.commands, pf);
   if ("unknown" in dirs) return dirs;
-  const canonicalRootList = canonicalRoots(roots.roots, pf);
-  const fold = (p: string) => (pf.caseFold ? p.toLowerCase() : p);
   let unknown: string | undefined;
   for (const operand of operands(cmd)) {
-    if (UNREADABLE_OPERAND.test(operand)) {
-      unknown ??= `\`${cmd.raw}\`: the operand ${JSON.stringify(operand)} expands to paths the reading cannot name`;
-      continue;
-    }
     for (const dir of dirs.dirs) {
+      const pattern = o.pattern(operand, dir);
+      if (pattern !== undefined) {
+        if (pattern !== false) unknown ??= `\`${cmd.raw}\`: ${pattern.unknown}`;
+        continue;
+      }
       const forms = canonicalPath({ path: operand, base: dir, caseFold: pf.caseFold });
       if (!forms.ok) {
         unknown ??= `\`${cmd.raw}\`: ${forms.reason}`;
         continue;
       }
-      if (forms.forms.some((f) => !strictlyInside(fold(f), canonicalRootList.map(fold)))) return true;
+      if (forms.forms.some(o.hit)) return true;
     }
   }
   return unknown !== undefined ? { unknown } : false;

@@ -1,7 +1,14 @@
 import { posix } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalPath, normalisePosix, pathMatches, pathWithin, percentDecodeOnce } from "./path.js";
+import {
+  canonicalPath,
+  normalisePosix,
+  pathMatches,
+  pathMayMatchBelow,
+  pathWithin,
+  percentDecodeOnce,
+} from "./path.js";
 
 function forms(path: unknown, options: { caseFold?: boolean; base?: string } = {}): string[] {
   const result = canonicalPath({ path, ...options });
@@ -204,6 +211,32 @@ describe("pathMatches", () => {
   });
 });
 
+describe("pathMayMatchBelow", () => {
+  const homes = ["/", "/home", "/home/*", "/root"];
+  it("is true for a directory a glob matches or one above such a directory", () => {
+    for (const dir of ["/", "/home", "/home/dev", "/root"])
+      expect(pathMayMatchBelow({ dir, globs: homes }), dir).toBe(true);
+    expect(pathMayMatchBelow({ dir: "/home/dev", globs: "/home/*/.ssh" })).toBe(true);
+    expect(pathMayMatchBelow({ dir: "/srv", globs: "**/.env" })).toBe(true);
+    expect(pathMayMatchBelow({ dir: "/a/b/c", globs: "/a/**/z" })).toBe(true);
+  });
+
+  it("is false for a directory below every match or beside them", () => {
+    for (const dir of ["/home/dev/proj", "/work/proj", "/roots", "/etc"])
+      expect(pathMayMatchBelow({ dir, globs: homes }), dir).toBe(false);
+    expect(pathMayMatchBelow({ dir: "/", globs: [] })).toBe(false);
+    // A relative glob without a leading ** matches no absolute path, as for pathMatches.
+    expect(pathMayMatchBelow({ dir: "/", globs: "home/*" })).toBe(false);
+  });
+
+  it("folds case only when asked, and reads a brace or a negation as matching more", () => {
+    expect(pathMayMatchBelow({ dir: "/HOME/dev", globs: "/home/*" })).toBe(false);
+    expect(pathMayMatchBelow({ dir: "/HOME/dev", globs: "/home/*", caseFold: true })).toBe(true);
+    expect(pathMayMatchBelow({ dir: "/x/y/z", globs: "/x/{a,y/z}" })).toBe(true);
+    expect(pathMayMatchBelow({ dir: "/anything", globs: "!/home/*" })).toBe(true);
+  });
+});
+
 describe("helpers", () => {
   it("percentDecodeOnce decodes one level and keeps a BOM", () => {
     expect(percentDecodeOnce("%252e")).toBe("%2e");
@@ -334,6 +367,50 @@ describe("canonicalPath properties", () => {
         },
       ),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe("pathMayMatchBelow properties", () => {
+  /** A glob made from a path's segments, each kept, replaced by a wildcard or dropped into a `**`. */
+  const globOf = (segments: string[], choices: number[]) =>
+    `/${segments
+      .map((seg, i) => {
+        const choice = ["keep", "*", "**", "?", "prefix*", "other"][(choices[i] ?? 0) % 6];
+        if (choice === "keep") return seg;
+        if (choice === "prefix*") return `${seg.slice(0, 1)}*`;
+        if (choice === "other") return `${seg}x`;
+        return choice as string;
+      })
+      .join("/")}`;
+  it("never misses: when a path at or below the directory matches a glob, it says so", () => {
+    fc.assert(
+      fc.property(
+        canonicalAbsolute,
+        fc.array(segment, { maxLength: 3 }),
+        fc.array(fc.nat(100), { maxLength: 9 }),
+        fc.boolean(),
+        (dir, below, choices, caseFold) => {
+          const path = normalisePosix([dir, ...below].join("/"));
+          const g = globOf(
+            path.split("/").filter((x) => x !== ""),
+            choices,
+          );
+          if (pathMatches({ path, globs: [g], caseFold }))
+            expect(pathMayMatchBelow({ dir, globs: [g], caseFold }), `${dir} ${path} ${g}`).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("is exact for literal globs: true only for the glob's own directories and those above", () => {
+    fc.assert(
+      fc.property(canonicalAbsolute, canonicalAbsolute, (dir, g) => {
+        const above = g === dir || g.startsWith(dir === "/" ? "/" : `${dir}/`);
+        expect(pathMayMatchBelow({ dir, globs: [g] })).toBe(above);
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -145,6 +145,67 @@ function compileGlobs({ globs, caseFold }: { globs: readonly string[]; caseFold:
 }
 
 /**
+ * May some path at or below the canonical directory `dir` match one of the `globs`? What a shell pattern
+ * whose literal leading directory is `dir` (`/h*`, `src/[0-9]*`) may expand to, read without the file
+ * system. It over-approximates `pathMatches`, never under: each glob is matched segment by segment with
+ * `dir`'s segments, a `**` segment matching any number of them, and the glob's segments past `dir` are
+ * taken to match something below it. A glob that may span segments in one piece (a brace or an extglob
+ * group) is read as `**` from that segment on, and a negated glob (`!…`) as matching anything.
+ */
+export function pathMayMatchBelow({
+  dir,
+  globs,
+  caseFold = false,
+}: {
+  dir: string;
+  globs: string | readonly string[];
+  caseFold?: boolean;
+}): boolean {
+  const segments = dir === "/" ? [] : dir.split("/").slice(1);
+  const list = typeof globs === "string" ? [globs] : globs;
+  return list.some((glob) => globMayMatchBelow({ segments, glob: globSegments(glob), caseFold }));
+}
+
+/** A glob's segments from the root; "**" for what may match any number of them. */
+function globSegments(glob: string): string[] {
+  if (glob.startsWith("!")) return ["**"];
+  // A relative glob matches an absolute path only through a leading `**` (pathMatches' picomatch).
+  if (!glob.startsWith("/")) return glob.startsWith("**") ? ["**"] : [NO_MATCH];
+  const segments = glob.slice(1).split("/");
+  if (segments[segments.length - 1] === "") segments.pop();
+  const spanning = segments.findIndex((segment) => /[{(]/.test(segment));
+  return spanning === -1 ? segments : [...segments.slice(0, spanning), "**"];
+}
+
+/** A segment no glob segment is: what a relative glob that cannot match an absolute path stands for. */
+const NO_MATCH = "\u0000";
+
+function globMayMatchBelow(o: { segments: readonly string[]; glob: readonly string[]; caseFold: boolean }) {
+  for (let i = 0; i < o.segments.length; i++) {
+    const segment = o.glob[i];
+    // The glob's paths end above dir: none is at or below it.
+    if (segment === undefined || segment === NO_MATCH) return false;
+    if (segment === "**") return true;
+    if (!segmentMatcher({ glob: segment, caseFold: o.caseFold })(o.segments[i] as string)) return false;
+  }
+  return !o.glob.includes(NO_MATCH);
+}
+
+const segmentMatchers = new Map<string, (segment: string) => boolean>();
+
+/** A matcher of one path segment by one glob segment, with pathMatches' options. */
+function segmentMatcher({ glob, caseFold }: { glob: string; caseFold: boolean }) {
+  const key = `${caseFold ? 1 : 0}${glob}`;
+  let matcher = segmentMatchers.get(key);
+  if (matcher === undefined) {
+    matcher = picomatch()(glob, { dot: true, nocase: caseFold, windows: false });
+    if (segmentMatchers.size >= MATCHER_CACHE_SIZE) segmentMatchers.clear();
+    segmentMatchers.set(key, matcher);
+  }
+  return matcher;
+}
+
+/**
  * Decode every `%XX` run once (UTF-8). Returns undefined when the bytes are not UTF-8: such a reading
  * cannot be compared honestly, so callers treat it as undetermined. A BOM is kept (`ignoreBOM`), never
  * silently dropped.

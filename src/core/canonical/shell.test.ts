@@ -210,6 +210,24 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(flagsOf("tar -f a.tar czf", "tar")).toEqual([["f"]]);
   });
 
+  it("reads grep's -d recurse, in every spelling, as -r", () => {
+    for (const command of [
+      "grep -d recurse x /srv",
+      "grep -drecurse x /srv",
+      "grep -nd recurse x /srv",
+      "grep -d rec x /srv",
+      "grep --directories=recurse x /srv",
+      "grep --directories recurse x /srv",
+      "grep --dir=recurse x /srv",
+      "egrep -d recurse x /srv",
+    ]) {
+      expect(flagsOf(command, command.split(" ")[0] as string)[0], command).toContain("recursive");
+    }
+    for (const command of ["grep -d skip x /srv", "grep -d read x /srv", "grep -e recurse x", "grep -d re x"]) {
+      expect(flagsOf(command, "grep")[0], command).not.toContain("recursive");
+    }
+  });
+
   it("reads `<<` inside arithmetic as a shift, not a here-document that would hide the next lines", () => {
     expect(flagsOf("echo $((1 << 2))\nrm -rf x", "rm")).toEqual([RF]);
     expect(flagsOf("(( x = 1 << 2 ))\nrm -rf x", "rm")).toEqual([RF]);

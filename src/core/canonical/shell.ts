@@ -124,6 +124,45 @@ const TAR_SYNONYMS: Record<string, string> = {
   compare: "diff",
 };
 const GREP_SYNONYMS: Record<string, string> = { ...RECURSIVE_SYNONYMS, "dereference-recursive": "recursive" };
+/** grep's flags that take a value, and what a value makes them mean: `-d recurse` is `-r`. */
+const GREP_VALUED: readonly ValuedFlag[] = [
+  { short: "d", long: "directories", value: "recurse", flag: "recursive" },
+];
+
+/**
+ * An option that means a flag when given a value (`grep -d recurse`, `-drecurse`,
+ * `--directories=recurse`): its short letter, long name, the value (any prefix of three letters or more,
+ * as GNU argmatch takes them) and the canonical flag it then is.
+ */
+interface ValuedFlag {
+  short: string;
+  long: string;
+  value: string;
+  flag: string;
+}
+const VALUED_FLAGS = new Map<string, readonly ValuedFlag[]>(
+  Object.entries({ grep: GREP_VALUED, egrep: GREP_VALUED, fgrep: GREP_VALUED }),
+);
+
+/** The canonical flags that `text` (with `next`, the word after it) gives through a valued option. */
+function valuedFlags(program: string, text: string, next: string | undefined): string[] {
+  const valued = VALUED_FLAGS.get(program);
+  if (!valued) return [];
+  const means = (spec: ValuedFlag, value: string | undefined) =>
+    value !== undefined && value.length >= 3 && spec.value.startsWith(value) ? [spec.flag] : [];
+  return valued.flatMap((spec) => {
+    if (text.startsWith("--")) {
+      const [name = "", inline] = text.slice(2).split("=", 2);
+      if (name.length < 2 || !spec.long.startsWith(name)) return [];
+      return means(spec, inline ?? next);
+    }
+    // In a short cluster the letter takes the rest of the word, or the next word when it is last.
+    if (!text.startsWith("-")) return [];
+    const at = text.indexOf(spec.short, 1);
+    if (at === -1) return [];
+    return means(spec, at === text.length - 1 ? next : text.slice(at + 1));
+  });
+}
 
 /** Per-program synonyms: every spelling maps to one canonical name. */
 const FLAG_SYNONYMS = new Map<string, Record<string, string>>(
@@ -264,7 +303,7 @@ function readFlags(program: string, args: Word[]): FlagReading {
   if (OLD_STYLE_OPTIONS.has(program) && first && !isDynamic(first) && /^[A-Za-z]+$/.test(first.text)) {
     flags.push(...dashFlag(program, `-${first.text}`));
   }
-  for (const arg of args) {
+  for (const [index, arg] of args.entries()) {
     if (arg.text === "--") break;
     if (isDynamic(arg)) {
       // `$OPTS` may expand to `-rf`; the literal part of `-r$X` still counts.
@@ -280,6 +319,7 @@ function readFlags(program: string, args: Word[]): FlagReading {
     const words = expandBraces(arg.text);
     if (!words) unknown = true;
     for (const text of words ?? [arg.text]) {
+      flags.push(...valuedFlags(program, text, args[index + 1]?.text));
       if (text.startsWith("--") && text.length > 2) flags.push(...longFlag(program, text.slice(2)));
       else if (text.startsWith("-") && text.length > 1) flags.push(...dashFlag(program, text));
       else if (isGitPush && text.startsWith("+") && text.length > 1) flags.push("force"); // `+main` force-pushes
