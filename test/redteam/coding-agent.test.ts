@@ -329,7 +329,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a recursive read of a home directory in other spellings asks too", async () => {
+  it("a recursive read of a home directory in other spellings asks too", async () => {
     await expectCases([
       bash("grep -d recurse KEY /home/dev", "ask"),
       bash("grep --directories=recurse KEY /home/dev", "ask"),
