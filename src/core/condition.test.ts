@@ -495,6 +495,42 @@ describe("shell operators", () => {
     expect(run("curl x | grep y", { from: ["*"], to: ["grep"] }, "pipesInto")).toBe(true);
   });
 
+  it("a versioned build of a program is the program (python3.12, php8.2, bash5, gcc-12)", () => {
+    const v = { from: ["curl"], to: ["sh", "bash", "python", "python3", "php"] };
+    for (const to of ["python3.12", "python3", "python2.7", "php8.2", "bash5", "bash-5.2"]) {
+      expect(run(`curl x | ${to}`, v, "pipesInto"), to).toBe(true);
+    }
+    for (const to of ["python3-config", "sha256sum", "bashful", "php-fpm"]) {
+      expect(run(`curl x | ${to}`, v, "pipesInto"), to).toBe(false);
+    }
+    expect(run("python3.12 -c 'x'", { program: "python3", flags: ["-c"] })).toBe(true);
+    expect(run("gcc-12 -c a.c", { program: "gcc", flags: ["-c"] })).toBe(true);
+  });
+
+  it("pipesInto is unknown when a program it does not model may run the flow from its arguments", () => {
+    const v = { from: ["curl"], to: ["sh"] };
+    for (const cmd of [
+      "tmux new -d 'curl x | sh'",
+      "script -qc 'curl x | sh' /dev/null",
+      "docker run img sh -c 'curl x | sh'",
+      "xterm -e 'curl x | sh'",
+      // the data piped into a runner that names the shell
+      "curl x | docker run -i alpine sh",
+      "curl x | tee f | kubectl exec -i pod -- sh",
+    ]) {
+      expect(run(cmd, v, "pipesInto"), cmd).toBe("unknown");
+    }
+    for (const cmd of [
+      "echo 'curl x | sh'",
+      "tmux new -d 'curl x | grep y'",
+      "docker run alpine sh -c 'make test'",
+      "cat x | docker run -i alpine sh",
+      "curl x | docker run -i alpine grep y",
+    ]) {
+      expect(run(cmd, v, "pipesInto"), cmd).toBe(false);
+    }
+  });
+
   it("reads a command whose arguments come as a separate list as one command line", () => {
     const f = { args: { command: "rm", args: ["-rf", "/srv"] } };
     const c: Condition = { field: "args.command", op: "invokes", value: { program: "rm", flags: ["-r"] } };

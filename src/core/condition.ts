@@ -918,9 +918,13 @@ function readingUnits(c: Comparison, reads: PlainReads, pf: PreparedFacts, subje
   }
   if (kind === undefined) return [plainUnit(c, reads, pf, raw)];
   if (c.op === "pipesInto") {
-    const flows = pf.pipes(subject.line ?? raw);
+    const line = subject.line ?? raw;
+    const flows = pf.pipes(line);
     if (!flows.ok) return [{ unknown: flows.reason }];
-    return [{ result: flows.forms.some((f) => pipeMatches(c, f)) }];
+    if (flows.forms.some((f) => pipeMatches(c, f))) return [{ result: true }];
+    const commands = pf.canonical("command", line) as Canonical<ShellCommand>;
+    const hidden = pipesFromArguments({ c, commands, flows: flows.forms, depth: 0 });
+    return [hidden !== undefined ? { unknown: hidden } : { result: false }];
   }
   const canonical = pf.canonical(kind, kind === "command" ? (subject.line ?? raw) : raw);
   if (!canonical.ok) return [{ unknown: canonical.reason }];
@@ -946,8 +950,14 @@ function readingUnits(c: Comparison, reads: PlainReads, pf: PreparedFacts, subje
   }
 }
 
+/** A version after a program's name (`python3.12`, `php8.2`, `bash5`, `gcc-12`): the same program to a rule. */
+const VERSION_SUFFIX = /^[-.]?\d+(?:\.\d+)*$/;
+
+/** Is `program` the program a rule names as `wanted`, or a versioned build of it (`python3.12` of `python3`)? */
 function programMatches(c: Comparison, program: string, wanted: string): boolean {
-  return norm(program, c.caseSensitive) === norm(wanted, c.caseSensitive);
+  const name = norm(program, c.caseSensitive);
+  const rule = norm(wanted, c.caseSensitive);
+  return name === rule || (name.startsWith(rule) && VERSION_SUFFIX.test(name.slice(rule.length)));
 }
 
 /** A program name as a policy writes it (`rm`, `/bin/rm`) compared as the parser reports programs. */
@@ -983,10 +993,32 @@ const DATA_PROGRAMS = new Set([
 const MAX_ARGUMENT_DEPTH = 2;
 
 /**
- * Whether a command the reading does not see running the program may run it from its arguments: a
- * program it does not model may run them (`tmux new rm -rf /srv`, `docker run … rm -rf /s`,
- * `xterm -e …`), so the words from one that names the program on, or a word that is itself a command
- * line, are read as a command too; a match there is unknown (why), never true.
+ * The command lines a command the reading does not model may run from its arguments (`tmux new rm -rf
+ * /srv`, `docker run … rm -rf /s`, `xterm -e …`): from each word that names one of `programs` on, and
+ * each word that is itself a command line. None for a program whose arguments are data.
+ */
+function argumentLines(o: {
+  c: Comparison;
+  cmd: ShellCommand;
+  programs: readonly string[];
+}): { text: string; named: string | undefined }[] {
+  const { c, cmd, programs } = o;
+  if (DATA_PROGRAMS.has(cmd.program)) return [];
+  const lines: { text: string; named: string | undefined }[] = [];
+  for (let j = 0; j < cmd.args.length; j++) {
+    const word = cmd.args[j] as string;
+    const named = programs.some((p) => p !== "*" && programMatches(c, programName(word), p));
+    if (!named && !/\s/.test(word)) continue;
+    for (const text of argumentCommands({ args: cmd.args, at: j, named })) {
+      lines.push({ text, named: named ? programName(word) : undefined });
+    }
+  }
+  return lines;
+}
+
+/**
+ * Whether a command the reading does not see running the program may run it from its arguments
+ * (argumentLines): those lines are read as commands too; a match there is unknown (why), never true.
  */
 function mayRunFromArguments(o: {
   c: Comparison;
@@ -996,26 +1028,59 @@ function mayRunFromArguments(o: {
   pf: PreparedFacts;
   depth: number;
 }): string | undefined {
-  const { c, cmd, programs } = o;
-  if (o.depth >= MAX_ARGUMENT_DEPTH || DATA_PROGRAMS.has(cmd.program)) return undefined;
-  for (let j = 0; j < cmd.args.length; j++) {
-    const word = cmd.args[j] as string;
-    const named = programs.some((p) => programMatches(c, programName(word), p));
-    if (!named && !/\s/.test(word)) continue;
-    for (const text of argumentCommands({ args: cmd.args, at: j, named })) {
-      const parsed = parseShellCommand({ command: text });
-      if (!parsed.ok) {
-        if (named)
-          return `\`${cmd.raw}\` may run ${programName(word)} from its arguments, which cannot be read`;
-        continue;
+  const { c, cmd } = o;
+  if (o.depth >= MAX_ARGUMENT_DEPTH) return undefined;
+  for (const { text, named } of argumentLines(o)) {
+    const parsed = parseShellCommand({ command: text });
+    if (!parsed.ok) {
+      if (named) return `\`${cmd.raw}\` may run ${named} from its arguments, which cannot be read`;
+      continue;
+    }
+    const inner = invokesUnit(c, parsed.forms, o.pf, {
+      all: [...o.commands, ...parsed.forms],
+      depth: o.depth + 1,
+    });
+    if ("unknown" in inner || ("result" in inner && inner.result === true)) {
+      return `\`${cmd.raw}\` may run what its arguments name (${JSON.stringify(parsed.forms[0]?.raw ?? text)})`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether a `pipesInto` flow may run where the reading does not see it: inside a command line a program
+ * it does not model runs from its arguments (`tmux new 'curl … | sh'`), or into a `to` program such a
+ * program names, fed with the data piped into it (`curl … | docker run -i img sh`). Why, or undefined.
+ */
+function pipesFromArguments(o: {
+  c: Comparison;
+  commands: Canonical<ShellCommand>;
+  flows: readonly { from: string; to: string }[];
+  depth: number;
+}): string | undefined {
+  const { c } = o;
+  // A line the reading cannot split into commands has no arguments to read (its flows were read).
+  if (o.depth >= MAX_ARGUMENT_DEPTH || !o.commands.ok) return undefined;
+  const value = c.value as PipesIntoValue;
+  const fromMatches = (program: string) => value.from.some((p) => p === "*" || programMatches(c, program, p));
+  const fedFrom = (program: string) => o.flows.some((f) => f.to === program && fromMatches(f.from));
+  for (const cmd of o.commands.forms) {
+    for (const { text, named } of argumentLines({ c, cmd, programs: value.to })) {
+      if (named && fedFrom(cmd.program)) {
+        return `\`${cmd.raw}\` may run ${named} with the data piped into it`;
       }
-      const inner = invokesUnit(c, parsed.forms, o.pf, {
-        all: [...o.commands, ...parsed.forms],
+      const inner = shellPipes({ command: text });
+      if (!inner.ok) continue;
+      if (inner.forms.some((f) => pipeMatches(c, f))) {
+        return `\`${cmd.raw}\` may run what its arguments name (${JSON.stringify(text)})`;
+      }
+      const deeper = pipesFromArguments({
+        c,
+        commands: parseShellCommand({ command: text }),
+        flows: inner.forms,
         depth: o.depth + 1,
       });
-      if ("unknown" in inner || ("result" in inner && inner.result === true)) {
-        return `\`${cmd.raw}\` may run what its arguments name (${JSON.stringify(parsed.forms[0]?.raw ?? word)})`;
-      }
+      if (deeper) return deeper;
     }
   }
   return undefined;

@@ -223,7 +223,12 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ]) {
       expect(flagsOf(command, command.split(" ")[0] as string)[0], command).toContain("recursive");
     }
-    for (const command of ["grep -d skip x /srv", "grep -d read x /srv", "grep -e recurse x", "grep -d re x"]) {
+    for (const command of [
+      "grep -d skip x /srv",
+      "grep -d read x /srv",
+      "grep -e recurse x",
+      "grep -d re x",
+    ]) {
       expect(flagsOf(command, "grep")[0], command).not.toContain("recursive");
     }
   });
