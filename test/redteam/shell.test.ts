@@ -262,3 +262,43 @@ describe("shell: tar's old-style options (the first word without a dash)", () =>
     }
   });
 });
+
+/** An allow-list of commands: only `ls` and `git status` run, everything else is refused. */
+const onlyListing: InlinePolicy = {
+  name: "redteam-shell-allow-list",
+  rules: {
+    toolRules: [
+      {
+        id: "shell.only-listing",
+        tool: "shell.run",
+        effect: "allow",
+        message: "Only ls and git status",
+        when: { field: "args:command", op: "matches", value: "^(ls|git status)( |$)" },
+      },
+    ],
+    toolDefault: "deny",
+  },
+};
+
+describe("shell: an allow-list of commands gives no write through a redirection", () => {
+  it.fails.each([
+    "> /etc/passwd",
+    ">/etc/passwd",
+    "2>/etc/passwd",
+    ">> ~/.bashrc",
+    "&> /etc/passwd",
+    "X=1 > /etc/passwd",
+    "ls > /etc/passwd",
+    "ls; > /etc/passwd",
+    "{ ls; } > /etc/passwd",
+    "(ls) >> /etc/passwd",
+    "git status >| /etc/passwd",
+  ])("refuses %j", async (command) => {
+    expectRefused(await run(onlyListing, command), `shell.run ${JSON.stringify(command)}`);
+  });
+  it("still allows the listed commands, their output to the terminal or joined", async () => {
+    for (const command of ["ls -la", "git status", "ls 2>&1", "ls >&2", "ls | ls"]) {
+      expectAllowed(await run(onlyListing, command), command);
+    }
+  });
+});
