@@ -988,6 +988,8 @@ function wantedFlags(c: Comparison, value: InvokesValue, program: string): strin
 const DATA_PROGRAMS = new Set([
   ...["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "which", "type", "whereis", "whatis"],
   ...["apropos", "cat", "head", "tail", "wc", "ls", "stat", "file", "basename", "dirname", "test", "["],
+  // a redirection's form (shell.ts): its one argument is the file it writes
+  ...[">", ">>", "<>"],
 ]);
 /** How deep argument words are read as command lines (a word inside a word inside a command). */
 const MAX_ARGUMENT_DEPTH = 2;

@@ -281,7 +281,7 @@ const onlyListing: InlinePolicy = {
 };
 
 describe("shell: an allow-list of commands gives no write through a redirection", () => {
-  it.fails.each([
+  it.each([
     "> /etc/passwd",
     ">/etc/passwd",
     "2>/etc/passwd",
@@ -297,7 +297,7 @@ describe("shell: an allow-list of commands gives no write through a redirection"
     expectRefused(await run(onlyListing, command), `shell.run ${JSON.stringify(command)}`);
   });
   it("still allows the listed commands, their output to the terminal or joined", async () => {
-    for (const command of ["ls -la", "git status", "ls 2>&1", "ls >&2", "ls | ls"]) {
+    for (const command of ["ls -la", "git status", "ls 2>&1", "ls >&2", "ls | ls", "ls 2>/dev/null"]) {
       expectAllowed(await run(onlyListing, command), command);
     }
   });

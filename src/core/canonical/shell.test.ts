@@ -210,6 +210,18 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(flagsOf("tar -f a.tar czf", "tar")).toEqual([["f"]]);
   });
 
+  it("reads each redirection that writes a file as a form of its own", () => {
+    const of = (command: string) => forms(command).map((f) => f.raw);
+    expect(of("> /etc/passwd")).toEqual(["> /etc/passwd"]);
+    expect(of("X=1 >> ~/.bashrc")).toEqual([">> ~/.bashrc"]);
+    expect(of("ls > out.txt 2>&1")).toEqual(["> out.txt", "ls"]);
+    expect(of("ls &> log; ls <> dev")).toEqual(["> log", "ls", "<> dev", "ls"]);
+    expect(of("{ ls; } >| f")).toEqual(["ls", "> f"]);
+    expect(of("sudo ls > f")).toEqual(["> f", "sudo ls", "ls"]);
+    // descriptors, the terminal and /dev/null keep nothing; input is not a write
+    expect(of("ls >&2 2>/dev/null > /dev/stdout < in")).toEqual(["ls"]);
+  });
+
   it("reads grep's -d recurse, in every spelling, as -r", () => {
     for (const command of [
       "grep -d recurse x /srv",

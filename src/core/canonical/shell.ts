@@ -953,6 +953,23 @@ interface Simple {
   redirects: { op: string; target: Word }[];
 }
 
+/** Where a redirection's output is not kept: writing there changes no file. */
+const UNKEPT_OUTPUTS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
+
+/**
+ * The redirections that open a file for writing, by the form a rule reads each as: a truncating write
+ * (`>`, `>|`, `&>`, `>&file`) is `>`, an append (`>>`, `&>>`) is `>>`, a read-write open (`<>`) is `<>`.
+ */
+const WRITE_REDIRECTS = new Map([
+  [">", ">"],
+  [">|", ">"],
+  ["&>", ">"],
+  [">&", ">"],
+  [">>", ">>"],
+  ["&>>", ">>"],
+  ["<>", "<>"],
+]);
+
 /** Recursive-descent reader over one level's tokens. */
 class Reader {
   pos = 0;
@@ -1199,6 +1216,34 @@ class Reader {
     const simple: Simple = { words: [], redirects: [] };
     while (isOpToken(this.peek()) && REDIRECTS.has((this.peek() as { op: string }).op)) this.redirect(simple);
     for (const r of simple.redirects) for (const n of subRefs(r.target)) this.subNodes(n); // forms only
+    this.writeForms(simple.redirects);
+  }
+
+  /**
+   * Each redirection that opens a file for writing, as a form of its own (program `>`, `>>` or `<>`, the
+   * target its one argument): the line writes that file whatever its command is, so an allow-list of
+   * commands must allow the write too, and a line of redirections only (`> /etc/passwd`, `X=1 >> f`)
+   * is not a line without forms.
+   */
+  private writeForms(redirects: Simple["redirects"]): void {
+    for (const r of redirects) {
+      const form = WRITE_REDIRECTS.get(r.op);
+      // `>&2`, `>&-`: a descriptor duplicated or closed, not a file; the terminal and /dev/null keep nothing.
+      if (form === undefined || (r.op === ">&" && /^(\d+|-)$/.test(r.target.text))) continue;
+      if (UNKEPT_OUTPUTS.has(r.target.text)) continue;
+      if (this.analysis.nodes.length >= MAX_COMMANDS) {
+        this.abort(`more than ${MAX_COMMANDS} commands`);
+        return;
+      }
+      const id = this.analysis.nodes.length;
+      this.analysis.nodes.push({
+        id,
+        program: form,
+        args: [this.render(r.target)],
+        flags: [],
+        unknownFlags: false,
+      });
+    }
   }
 
   private redirect(simple: Simple): void {
@@ -1297,6 +1342,8 @@ class Reader {
    */
   command(simple: Simple, wrapped: number): void {
     const { words, redirects } = simple;
+    // A wrapped command shares the redirections of the line that runs it: they are read there once.
+    if (wrapped === 0) this.writeForms(redirects);
     let i = 0;
     while (i < words.length && isAssignment(words[i] as Word)) i += 1;
     for (let k = 0; k < i; k++) for (const n of subRefs(words[k] as Word)) this.subNodes(n);
