@@ -396,7 +396,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("inline code given to an interpreter on its input (a here-document, a here-string, a pipe) asks too", async () => {
+  it("inline code given to an interpreter on its input (a here-document, a here-string, a pipe) asks too", async () => {
     await expectCases([
       bash("python3 - <<'EOF'\nimport shutil; shutil.rmtree('/')\nEOF", "ask"),
       bash("python3 <<EOF\nimport os\nEOF", "ask"),
