@@ -529,6 +529,9 @@ describe("shell operators", () => {
     ]) {
       expect(run(cmd, v, "pipesInto"), cmd).toBe(false);
     }
+    // A builtin is never a program another one runs: jq's `.` is its filter.
+    expect(run("curl x | jq .", { from: ["curl"], to: ["sh", ".", "source"] }, "pipesInto")).toBe(false);
+    expect(run("curl x | jq .", { program: ["."] })).toBe(false);
   });
 
   it("reads a command whose arguments come as a separate list as one command line", () => {

@@ -991,6 +991,11 @@ const DATA_PROGRAMS = new Set([
   // a redirection's form (shell.ts): its one argument is the file it writes
   ...[">", ">>", "<>"],
 ]);
+/**
+ * Shell builtins a rule may name (`source`, `.`, `eval`): a program that runs its arguments executes a
+ * program file, never a builtin, so a word such as jq's `.` does not name one.
+ */
+const SHELL_BUILTINS = new Set([".", "source", "eval"]);
 /** How deep argument words are read as command lines (a word inside a word inside a command). */
 const MAX_ARGUMENT_DEPTH = 2;
 
@@ -1009,7 +1014,9 @@ function argumentLines(o: {
   const lines: { text: string; named: string | undefined }[] = [];
   for (let j = 0; j < cmd.args.length; j++) {
     const word = cmd.args[j] as string;
-    const named = programs.some((p) => p !== "*" && programMatches(c, programName(word), p));
+    const named = programs.some(
+      (p) => p !== "*" && !SHELL_BUILTINS.has(p) && programMatches(c, programName(word), p),
+    );
     if (!named && !/\s/.test(word)) continue;
     for (const text of argumentCommands({ args: cmd.args, at: j, named })) {
       lines.push({ text, named: named ? programName(word) : undefined });

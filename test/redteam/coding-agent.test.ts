@@ -483,6 +483,7 @@ describe("red team: coding-agent attacker cases", () => {
       bash("gh pr list", "allow"),
       bash("tmux ls", "allow"),
       bash("docker run --rm -v $PWD:/src img make test", "allow"),
+      bash("curl -sSfL https://example.com/api | jq .", "allow"),
     ]);
   });
 
