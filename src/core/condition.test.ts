@@ -971,6 +971,10 @@ describe("roots named by the caller's context (the workspace)", () => {
       expect([unreadable, run(unreadable)]).toEqual([unreadable, "unknown"]);
     }
     expect(run("rm -rf build", null)).toBe("unknown");
+    // the paths xargs -0 appends from a find -print0: inside when find's starts are strictly inside
+    expect(run("find build -print0 | xargs -0 rm -rf")).toBe(false);
+    expect(run("find . -print0 | xargs -0 rm -rf")).toBe("unknown"); // find prints . itself
+    expect(run("find /srv -print0 | xargs -0 rm -rf")).toBe("unknown");
   });
 
   it("invokes … operandMatches: an operand that is or may be a path the globs match", () => {
@@ -1005,6 +1009,10 @@ describe("roots named by the caller's context (the workspace)", () => {
       expect([pattern, run(pattern)]).toEqual([pattern, "unknown"]);
     }
     expect(run("grep -r KEY ~")).toBe("unknown");
+    // the paths xargs -0 appends from a find -print0 lie below its starting points
+    expect(run("find src -print0 | xargs -0 grep -r KEY")).toBe(false);
+    expect(run("find /home -print0 | xargs -0 grep -r KEY")).toBe("unknown");
+    expect(run("find src -print0 | xargs grep -r KEY")).toBe("unknown");
     expect(run("grep -r KEY $HOME")).toBe("unknown");
     // With `outside` as well, both must hold.
     const both = { program: "cp", flags: ["-r"], operandMatches: homes, outside: ["/home/dev/proj", "/tmp"] };

@@ -34,6 +34,7 @@ import {
   canonicalPath,
   canonicalUrl,
   type EmailAddress,
+  findStartingPoints,
   flagReadings,
   joinedTexts,
   listReadings,
@@ -1152,15 +1153,7 @@ const MAX_BASES = 32;
  * starting points (the words before its expression).
  */
 function operands(cmd: ShellCommand): string[] {
-  if (cmd.program === "find") {
-    // options before the starting points: -H -L -P, -D debugopts, -O level
-    let i = 0;
-    while (i < cmd.args.length && /^-([HLP]|O\d*|D)$/.test(cmd.args[i]!)) i += cmd.args[i] === "-D" ? 2 : 1;
-    const rest = cmd.args.slice(i);
-    const end = rest.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
-    const starts = end === -1 ? rest : rest.slice(0, end);
-    return starts.length > 0 ? starts : ["."]; // no starting point: find walks the directory it runs in
-  }
+  if (cmd.program === "find") return findStartingPoints(cmd.args);
   const out: string[] = [];
   let options = true;
   for (const arg of cmd.args) {
@@ -1250,6 +1243,8 @@ function operandOutside(o: {
         ? { unknown: `the operand ${JSON.stringify(operand)} expands to paths the reading cannot name` }
         : undefined,
     hit: (path) => !strictlyInside(fold(path), folded),
+    below: (forms) =>
+      forms.every((f) => strictlyInside(fold(f), folded)) ? false : { unknown: "they may lie outside" },
   });
 }
 
@@ -1271,18 +1266,21 @@ function operandMatching(o: {
   const { globs, pf } = o;
   // A file system whose case handling the policy does not state is read both ways.
   const folds = pf.caseFold ? [true] : pf.caseUnknown ? [false, true] : [false];
+  const below = (forms: readonly string[]) =>
+    forms.some((f) => folds.some((caseFold) => pathMayMatchBelow({ dir: f, globs, caseFold })))
+      ? { unknown: "they may be such a path" }
+      : false;
   return someOperand({
     ...o,
     pattern: (operand, dir) => {
       if (!PATTERN_CHARS.test(operand)) return undefined;
       const base = canonicalPath({ path: patternBase(operand), base: dir, caseFold: pf.caseFold });
       if (!base.ok) return { unknown: base.reason };
-      const may = base.forms.some((f) =>
-        folds.some((caseFold) => pathMayMatchBelow({ dir: f, globs, caseFold })),
-      );
-      return may ? { unknown: `the pattern ${JSON.stringify(operand)} may expand to such a path` } : false;
+      const may = below(base.forms);
+      return may && { unknown: `the pattern ${JSON.stringify(operand)} may expand to such a path` };
     },
     hit: (path) => folds.some((caseFold) => pathMatches({ path, globs, caseFold })),
+    below,
   });
 }
 
@@ -1311,6 +1309,8 @@ function someOperand(o: {
   pf: PreparedFacts;
   pattern: (operand: string, dir: string) => false | { unknown: string } | undefined;
   hit: (path: string) => boolean;
+  /** For the paths `xargs` appends (ShellCommand.appendedPaths): all at or below these forms. */
+  below: (forms: readonly string[]) => false | { unknown: string };
 }): boolean | { unknown: string } {
   const { cmd, pf } = o;
   // find's starting points come first, so words a pattern of its expression expands to are not among them.
@@ -1332,6 +1332,14 @@ function someOperand(o: {
         continue;
       }
       if (forms.forms.some(o.hit)) return true;
+    }
+  }
+  for (const start of cmd.appendedPaths ?? []) {
+    for (const dir of dirs.dirs) {
+      const forms = canonicalPath({ path: start, base: dir, caseFold: pf.caseFold });
+      const below = forms.ok ? o.below(forms.forms) : { unknown: forms.reason };
+      if (below !== false)
+        unknown ??= `\`${cmd.raw}\`: the paths xargs appends from ${start}: ${below.unknown}`;
     }
   }
   return unknown !== undefined ? { unknown } : false;

@@ -563,6 +563,8 @@ describe("red team: coding-agent attacker cases", () => {
       bash("cd packages/app && rm -rf dist", "allow"),
       bash("find src -name '*.pyc' -delete", "allow"),
       bash("find . -name '*.ts' -print", "allow"),
+      bash("find . -type f -name '*.md' -print0 | xargs -0 grep -l TODO", "allow"),
+      bash("find build -name '*.o' -print0 | xargs -0 rm -f", "allow"),
       bash('find src -type f -name "*.test.ts"', "allow"),
       bash("grep -rn TODO src", "allow"),
       bash("cat .envrc.md", "allow"),

@@ -323,6 +323,28 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(forms("xargs sudo rm x")[2]).toMatchObject({ program: "rm", unknownFlags: true });
     expect(forms("xargs rm x; rm y")[2]).toMatchObject({ program: "rm", args: ["y"] });
     expect(forms("xargs rm x; rm y")[2]?.unknownFlags).toBeUndefined();
+    // …unless its input is a find -print0 read with -0: then the words are paths below find's starts
+    const fed = (command: string) => forms(command).find((f) => f.program === "rm");
+    expect(fed("find src -name '*.o' -print0 | xargs -0 rm -f")).toMatchObject({ appendedPaths: ["src"] });
+    expect(fed("find src -print0 | xargs -0 rm -f")?.unknownFlags).toBeUndefined();
+    expect(fed("find -L a b -print0 2>/dev/null | xargs --null rm")).toMatchObject({
+      appendedPaths: ["a", "b"],
+    });
+    expect(fed("find -print0 | xargs -0 sudo rm")).toMatchObject({ appendedPaths: ["."] });
+    for (const command of [
+      "find src -print0 | xargs rm", // newline-split names may be anything
+      "find src | xargs -0 rm",
+      "find src -print0 | xargs -0 -a list rm",
+      "find src -print0 | xargs -0 -d x rm",
+      "find src -ls -print0 | xargs -0 rm",
+      "find src -print0 -exec echo -rf {} + | xargs -0 rm",
+      "{ find src -print0; echo -rf; } | xargs -0 rm",
+      "find $D -print0 | xargs -0 rm",
+      "cat list | xargs -0 rm",
+    ]) {
+      expect(fed(command), command).toMatchObject({ unknownFlags: true });
+      expect(fed(command)?.appendedPaths, command).toBeUndefined();
+    }
   });
 });
 

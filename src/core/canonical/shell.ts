@@ -45,6 +45,24 @@ export interface ShellCommand {
    * (`rm $OPTS /srv`): `flags` then lists only the literal ones, and a flag condition is undetermined.
    */
   unknownFlags?: true;
+  /**
+   * Set when the command is one `xargs -0` runs on the output of a `find … -print0` (the pipeline stage
+   * right before): the words xargs appends are paths at or below these starting points, never options.
+   */
+  appendedPaths?: string[];
+}
+
+/**
+ * `find`'s starting points: its words before the expression, after the options that come first (`-H`,
+ * `-L`, `-P`, `-D debugopts`, `-O level`); `.` when there is none (find walks the directory it runs in).
+ */
+export function findStartingPoints(args: readonly string[]): string[] {
+  let i = 0;
+  while (i < args.length && /^-([HLP]|O\d*|D)$/.test(args[i] as string)) i += args[i] === "-D" ? 2 : 1;
+  const rest = args.slice(i);
+  const end = rest.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
+  const starts = end === -1 ? rest : rest.slice(0, end);
+  return starts.length > 0 ? starts : ["."];
 }
 
 /** Input bound: longer command lines are undetermined rather than read slowly. */
@@ -802,6 +820,7 @@ interface Node {
   args: string[];
   flags: string[];
   unknownFlags: boolean;
+  appendedPaths?: string[];
 }
 
 interface Problem {
@@ -953,6 +972,13 @@ interface Simple {
   redirects: { op: string; target: Word }[];
 }
 
+/** The programs of the redirection forms (below). */
+const WRITE_FORMS = new Set([">", ">>", "<>"]);
+/** xargs options that read its arguments from elsewhere or split them otherwise than on NUL. */
+const XARGS_OTHER_INPUT = new Set(["-a", "--arg-file", "-d", "--delimiter"]);
+/** find actions that print text other than the paths (a command's output, an ls line, a format). */
+const FIND_TEXT_ACTIONS = new Set(["-printf", "-ls", "-exec", "-execdir", "-ok", "-okdir"]);
+
 /** Where a redirection's output is not kept: writing there changes no file. */
 const UNKEPT_OUTPUTS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
 
@@ -976,6 +1002,10 @@ class Reader {
   private groupDepth = 0;
   /** Reading the command `xargs` runs: it appends words from its input, which may be flags. */
   private appendedArgs = false;
+  /** …unless its input is a `find … -print0` read with `-0`: then they are paths below these. */
+  private appendedPaths: string[] | undefined;
+  /** The nodes of the pipeline stage whose output the stage being read takes as input. */
+  private pipedFrom: number[] | undefined;
 
   constructor(
     private readonly analysis: Analysis,
@@ -1041,7 +1071,10 @@ class Reader {
       while (isOpToken(this.peek(), ";")) this.pos += 1;
       if (this.atStop(stops)) break;
       this.stdinPiped = true;
+      const source = this.pipedFrom;
+      this.pipedFrom = stages[stages.length - 1];
       stages.push(this.parseStage(stops));
+      this.pipedFrom = source;
       this.stdinPiped = outer;
     }
     for (let i = 0; i < stages.length; i++)
@@ -1220,6 +1253,26 @@ class Reader {
   }
 
   /**
+   * The starting points of the `find … -print0` whose output an `xargs -0` (options `seen`) reads: the
+   * pipeline stage right before it, nothing else in that stage but redirections, and no action of find's
+   * that prints other text (`-printf`, `-ls`, `-exec`…). Undefined otherwise: the appended words are then
+   * unknown (newline-separated names split where a name has a space, so they may be anything).
+   */
+  private findPathsRead(seen: readonly string[]): string[] | undefined {
+    if (!seen.some((o) => o === "-0" || o === "--null")) return undefined;
+    if (seen.some((o) => XARGS_OTHER_INPUT.has(o))) return undefined;
+    const stage = (this.pipedFrom ?? [])
+      .map((id) => this.analysis.nodes[id])
+      .filter((node): node is Node => node !== undefined && !WRITE_FORMS.has(node.program));
+    const find = stage[0];
+    if (stage.length !== 1 || find?.program !== "find" || find.unknownFlags) return undefined;
+    if (!find.args.includes("-print0") || find.args.some((a) => FIND_TEXT_ACTIONS.has(a))) return undefined;
+    const starts = findStartingPoints(find.args);
+    // A start that is computed may expand to anything, an option included.
+    return starts.some((s) => /[$`]/.test(s)) ? undefined : starts;
+  }
+
+  /**
    * Each redirection that opens a file for writing, as a form of its own (program `>`, `>>` or `<>`, the
    * target its one argument): the line writes that file whatever its command is, so an allow-list of
    * commands must allow the write too, and a line of redirections only (`> /etc/passwd`, `X=1 >> f`)
@@ -1376,7 +1429,8 @@ class Reader {
         program: name,
         args: argWords.map((w) => this.render(w)),
         flags: reading.flags,
-        unknownFlags: reading.unknown || this.appendedArgs,
+        unknownFlags: reading.unknown || (this.appendedArgs && this.appendedPaths === undefined),
+        ...(this.appendedArgs && this.appendedPaths ? { appendedPaths: this.appendedPaths } : {}),
       };
       this.analysis.nodes.push(node);
       nodes.push(node);
@@ -1479,10 +1533,14 @@ class Reader {
       }
       return own;
     }
-    const appended = this.appendedArgs;
-    if (program === "xargs") this.appendedArgs = true;
+    const appended = { args: this.appendedArgs, paths: this.appendedPaths };
+    if (program === "xargs") {
+      this.appendedArgs = true;
+      this.appendedPaths = this.findPathsRead(end.seen);
+    }
     for (const start of starts) inner(start + (options.operands ?? 0));
-    this.appendedArgs = appended;
+    this.appendedArgs = appended.args;
+    this.appendedPaths = appended.paths;
     return own;
   }
 
@@ -1947,6 +2005,7 @@ function toShellCommand(node: Node): ShellCommand {
     raw: [node.program, ...node.args].join(" "),
   };
   if (node.unknownFlags) command.unknownFlags = true;
+  if (node.appendedPaths) command.appendedPaths = node.appendedPaths;
   return command;
 }
 
