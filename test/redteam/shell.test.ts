@@ -302,3 +302,29 @@ describe("shell: an allow-list of commands gives no write through a redirection"
     }
   });
 });
+
+/** An allow-list by program: only `ls` runs. */
+const onlyLs: InlinePolicy = {
+  name: "redteam-shell-only-ls",
+  rules: {
+    toolRules: [
+      {
+        id: "shell.only-ls",
+        tool: "shell.run",
+        effect: "allow",
+        message: "Only ls",
+        when: { field: "args:command", op: "invokes", value: { program: "ls" } },
+      },
+    ],
+    toolDefault: "deny",
+  },
+};
+
+describe("shell: an allow of a program covers that program only, not one named like a version of it", () => {
+  it.fails.each(["./ls-1 -la", "ls2", "ls-2.0 /etc", "/tmp/ls.1"])("refuses %j", async (command) => {
+    expectRefused(await run(onlyLs, command), `shell.run ${JSON.stringify(command)}`);
+  });
+  it("still allows ls", async () => {
+    expectAllowed(await run(onlyLs, "ls -la"), "ls -la");
+  });
+});
