@@ -505,6 +505,14 @@ describe("shell operators", () => {
     }
     expect(run("python3.12 -c 'x'", { program: "python3", flags: ["-c"] })).toBe(true);
     expect(run("gcc-12 -c a.c", { program: "gcc", flags: ["-c"] })).toBe(true);
+    // In an allow (a match is the looser outcome) only the name itself matches: an allow of ls never
+    // covers the agent's own ./ls-1.
+    const allowLs = { field: "args.command", op: "invokes", value: { program: "ls" } } as Comparison;
+    expect(tri(allowLs, { args: { command: "./ls-1" } }, false).value).toBe(false);
+    expect(tri(allowLs, { args: { command: "ls -la" } }, false).value).toBe(true);
+    const allowPipe = { field: "args.command", op: "pipesInto", value: { from: ["cat"], to: ["wc"] } };
+    expect(tri(allowPipe as Comparison, { args: { command: "cat x | wc2" } }, false).value).toBe(false);
+    expect(tri(allowPipe as Comparison, { args: { command: "cat x | wc2" } }, true).value).toBe(true);
   });
 
   it("pipesInto is unknown when a program it does not model may run the flow from its arguments", () => {

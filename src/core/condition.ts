@@ -905,13 +905,25 @@ function plainUnit(c: Comparison, reads: PlainReads, pf: PreparedFacts, raw: unk
   return { readings };
 }
 
-function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject): Unit[] {
+function unitsOf(c: Comparison, pf: PreparedFacts, subject: Subject, strict: boolean): Unit[] {
   const reads = plainReadsOf(c);
-  const units = readingUnits(c, reads, pf, subject);
+  const units = readingUnits(c, reads, pf, subject, strict);
   return reads.numbers || reads.flags ? units.map((unit) => scalarUnit(reads, unit)) : units;
 }
 
-function readingUnits(c: Comparison, reads: PlainReads, pf: PreparedFacts, subject: Subject): Unit[] {
+/**
+ * The units of one selected value. `strict` (the stricter truth value of the comparison, see the header)
+ * decides whether a versioned program name (`python3.12`) is read as the program a rule names: where a
+ * match is the stricter outcome (deny, ask) it is; in an allow it is not, so an allow of `ls` never
+ * covers a program of the agent's own named `ls-1`.
+ */
+function readingUnits(
+  c: Comparison,
+  reads: PlainReads,
+  pf: PreparedFacts,
+  subject: Subject,
+  strict: boolean,
+): Unit[] {
   const { raw, kind } = subject;
   if ((raw === undefined || raw === null) && (PATH_OPS.has(c.op) || COMMAND_OPS.has(c.op))) {
     // No path or command at all: the op is false (like `startsWith` on a missing value), never unknown.
@@ -922,7 +934,7 @@ function readingUnits(c: Comparison, reads: PlainReads, pf: PreparedFacts, subje
     const line = subject.line ?? raw;
     const flows = pf.pipes(line);
     if (!flows.ok) return [{ unknown: flows.reason }];
-    if (flows.forms.some((f) => pipeMatches(c, f))) return [{ result: true }];
+    if (flows.forms.some((f) => pipeMatches(c, f, strict))) return [{ result: true }];
     const commands = pf.canonical("command", line) as Canonical<ShellCommand>;
     const hidden = pipesFromArguments({ c, commands, flows: flows.forms, depth: 0 });
     return [hidden !== undefined ? { unknown: hidden } : { result: false }];
@@ -945,7 +957,7 @@ function readingUnits(c: Comparison, reads: PlainReads, pf: PreparedFacts, subje
       }));
     case "command": {
       const commands = canonical.forms as ShellCommand[];
-      if (c.op === "invokes") return [invokesUnit(c, commands, pf)];
+      if (c.op === "invokes") return [invokesUnit(c, commands, pf, { versioned: strict })];
       return commands.map((cmd) => ({ readings: [commandText(cmd)] }));
     }
   }
@@ -954,11 +966,15 @@ function readingUnits(c: Comparison, reads: PlainReads, pf: PreparedFacts, subje
 /** A version after a program's name (`python3.12`, `php8.2`, `bash5`, `gcc-12`): the same program to a rule. */
 const VERSION_SUFFIX = /^[-.]?\d+(?:\.\d+)*$/;
 
-/** Is `program` the program a rule names as `wanted`, or a versioned build of it (`python3.12` of `python3`)? */
-function programMatches(c: Comparison, program: string, wanted: string): boolean {
+/**
+ * Is `program` the program a rule names as `wanted` — or, when `versioned`, a versioned build of it
+ * (`python3.12` of `python3`)?
+ */
+function programMatches(c: Comparison, program: string, wanted: string, versioned: boolean): boolean {
   const name = norm(program, c.caseSensitive);
   const rule = norm(wanted, c.caseSensitive);
-  return name === rule || (name.startsWith(rule) && VERSION_SUFFIX.test(name.slice(rule.length)));
+  if (name === rule) return true;
+  return versioned && name.startsWith(rule) && VERSION_SUFFIX.test(name.slice(rule.length));
 }
 
 /** A program name as a policy writes it (`rm`, `/bin/rm`) compared as the parser reports programs. */
@@ -1016,7 +1032,8 @@ function argumentLines(o: {
   for (let j = 0; j < cmd.args.length; j++) {
     const word = cmd.args[j] as string;
     const named = programs.some(
-      (p) => p !== "*" && !SHELL_BUILTINS.has(p) && programMatches(c, programName(word), p),
+      // Read the wide way: a match here is unknown, never true, so it only refuses more.
+      (p) => p !== "*" && !SHELL_BUILTINS.has(p) && programMatches(c, programName(word), p, true),
     );
     if (!named && !/\s/.test(word)) continue;
     for (const text of argumentCommands({ args: cmd.args, at: j, named })) {
@@ -1049,6 +1066,7 @@ function mayRunFromArguments(o: {
     const inner = invokesUnit(c, parsed.forms, o.pf, {
       all: [...o.commands, ...parsed.forms],
       depth: o.depth + 1,
+      versioned: true,
     });
     if ("unknown" in inner || ("result" in inner && inner.result === true)) {
       return `\`${cmd.raw}\` may run what its arguments name (${JSON.stringify(parsed.forms[0]?.raw ?? text)})`;
@@ -1072,7 +1090,8 @@ function pipesFromArguments(o: {
   // A line the reading cannot split into commands has no arguments to read (its flows were read).
   if (o.depth >= MAX_ARGUMENT_DEPTH || !o.commands.ok) return undefined;
   const value = c.value as PipesIntoValue;
-  const fromMatches = (program: string) => value.from.some((p) => p === "*" || programMatches(c, program, p));
+  const fromMatches = (program: string) =>
+    value.from.some((p) => p === "*" || programMatches(c, program, p, true));
   const fedFrom = (program: string) => o.flows.some((f) => f.to === program && fromMatches(f.from));
   for (const cmd of o.commands.forms) {
     for (const { text, named } of argumentLines({ c, cmd, programs: value.to })) {
@@ -1081,7 +1100,7 @@ function pipesFromArguments(o: {
       }
       const inner = shellPipes({ command: text });
       if (!inner.ok) continue;
-      if (inner.forms.some((f) => pipeMatches(c, f))) {
+      if (inner.forms.some((f) => pipeMatches(c, f, true))) {
         return `\`${cmd.raw}\` may run what its arguments name (${JSON.stringify(text)})`;
       }
       const deeper = pipesFromArguments({
@@ -1117,13 +1136,15 @@ function invokesUnit(
   c: Comparison,
   commands: ShellCommand[],
   pf: PreparedFacts,
-  within: { all: ShellCommand[]; depth: number } = { all: commands, depth: 0 },
+  /** The whole line's commands, how deep in argument words this is, and whether versions match. */
+  options: { all?: ShellCommand[]; depth?: number; versioned: boolean },
 ): Unit {
+  const within = { all: options.all ?? commands, depth: options.depth ?? 0 };
   const value = c.value as InvokesValue;
   const programs = (typeof value.program === "string" ? [value.program] : value.program).map(programName);
   let maybe: string | undefined;
   for (const cmd of commands) {
-    if (!programs.some((p) => programMatches(c, cmd.program, p))) {
+    if (!programs.some((p) => programMatches(c, cmd.program, p, options.versioned))) {
       maybe ??= mayRunFromArguments({ c, cmd, programs, commands: within.all, pf, depth: within.depth });
       continue;
     }
@@ -1374,10 +1395,10 @@ function hasContextRoot(value: unknown): boolean {
   return asList(value).some((root) => typeof root === "object" && root !== null);
 }
 
-function pipeMatches(c: Comparison, flow: { from: string; to: string }): boolean {
+function pipeMatches(c: Comparison, flow: { from: string; to: string }, versioned: boolean): boolean {
   const value = c.value as PipesIntoValue;
   const hit = (list: string[], program: string) =>
-    list.some((p) => p === "*" || programMatches(c, program, p));
+    list.some((p) => p === "*" || programMatches(c, program, p, versioned));
   return hit(value.from, flow.from) && hit(value.to, flow.to);
 }
 
@@ -1571,7 +1592,7 @@ function evaluateComparisonTri(c: Comparison, pf: PreparedFacts, strict: boolean
   let decided = false;
   let unknown: string[] | undefined;
   for (const subject of selection.subjects) {
-    for (const unit of unitsOf(c, pf, subject)) {
+    for (const unit of unitsOf(c, pf, subject, strict)) {
       if ("unknown" in unit) {
         unknown ??= [];
         unknown.push(unknownReason(c, unit.unknown));
