@@ -47,6 +47,7 @@ import {
   shellPipes,
   textReadings,
   type UrlParts,
+  WRITE_FORMS,
 } from "./canonical/index.js";
 import type { Canonical } from "./canonical/types.js";
 import { WardenError } from "./errors.js";
@@ -1006,7 +1007,7 @@ const DATA_PROGRAMS = new Set([
   ...["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "which", "type", "whereis", "whatis"],
   ...["apropos", "cat", "head", "tail", "wc", "ls", "stat", "file", "basename", "dirname", "test", "["],
   // a redirection's form (shell.ts): its one argument is the file it writes
-  ...[">", ">>", "<>"],
+  ...WRITE_FORMS,
 ]);
 /**
  * Shell builtins a rule may name (`source`, `.`, `eval`): a program that runs its arguments executes a

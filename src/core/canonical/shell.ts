@@ -972,8 +972,6 @@ interface Simple {
   redirects: { op: string; target: Word }[];
 }
 
-/** The programs of the redirection forms (below). */
-const WRITE_FORMS = new Set([">", ">>", "<>"]);
 /** xargs options that read its arguments from elsewhere or split them otherwise than on NUL. */
 const XARGS_OTHER_INPUT = new Set(["-a", "--arg-file", "-d", "--delimiter"]);
 /** find actions that print text other than the paths (a command's output, an ls line, a format). */
@@ -995,6 +993,8 @@ const WRITE_REDIRECTS = new Map([
   ["&>>", ">>"],
   ["<>", "<>"],
 ]);
+/** The programs of the redirection forms: a rule may read them, and they run nothing. */
+export const WRITE_FORMS: ReadonlySet<string> = new Set(WRITE_REDIRECTS.values());
 
 /** Recursive-descent reader over one level's tokens. */
 class Reader {
