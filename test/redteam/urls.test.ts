@@ -5,6 +5,7 @@
  */
 import { describe, it } from "vitest";
 import {
+  denyElseAllowPolicy,
   expectAllowed,
   expectRefused,
   type InlinePolicy,
@@ -173,6 +174,57 @@ describe("urls: the same destination in another address form", () => {
       "http://localhost.example.org/",
     ]) {
       expectAllowed(await check(blockList, { url }), url);
+    }
+  });
+});
+
+describe("urls: a rule's host or domain as the policy author spells it", () => {
+  // The rule's value is read as a host too: the same IP spellings, IDNA (a Unicode name is its
+  // punycode), case and trailing dots as the URL's own host, and localhost and 127.0.0.1 each as the
+  // other (the names of this host's loopback every loopback address reads as).
+  const deny = (name: string, when: Record<string, unknown>): InlinePolicy =>
+    denyElseAllowPolicy({ name, id: "no-host", message: "That host is off limits", when });
+
+  it.fails("a deny written one way refuses every spelling of the same host", async () => {
+    const cases: [Record<string, unknown>, string[]][] = [
+      [
+        { field: "args:url", op: "eq", part: "host", value: "localhost" },
+        ["http://127.0.0.1/", "http://127.1:8080/", "http://2130706433/", "http://[::1]/", "http://0/"],
+      ],
+      [
+        { field: "args:url", op: "eq", part: "host", value: "127.0.0.1" },
+        ["http://localhost:3000/", "http://LOCALHOST./", "http://admin.localhost/"],
+      ],
+      [{ field: "args:url", op: "eq", part: "host", value: "2130706433" }, ["http://127.0.0.1/"]],
+      [{ field: "args:url", op: "eq", part: "host", value: "::1" }, ["http://[::1]/", "http://[0:0::1]/"]],
+      [{ field: "args:url", op: "eq", part: "host", value: "Evil.TEST." }, ["https://evil.test/"]],
+      [
+        { field: "args:url", op: "in", part: "host", value: ["example.org", "bücher.de"] },
+        ["https://bücher.de/", "https://xn--bcher-kva.de/", "https://BÜCHER.de./"],
+      ],
+      [
+        { field: "args:url", op: "eq", part: "domain", value: "Bücher.DE" },
+        ["https://www.bücher.de/", "https://shop.xn--bcher-kva.de/"],
+      ],
+    ];
+    let n = 0;
+    for (const [when, urls] of cases) {
+      const policy = deny(`redteam-urls-policy-host-${n++}`, when);
+      for (const url of urls) {
+        expectRefused(await check(policy, { url }), `${JSON.stringify(when)} on ${url}`);
+      }
+    }
+  });
+
+  it.fails("a deny on an email domain written in Unicode refuses the address in either form", async () => {
+    const policy = deny("redteam-urls-policy-email-domain", {
+      field: "args:email",
+      op: "eq",
+      part: "domain",
+      value: "Bücher.de",
+    });
+    for (const to of ["ann@bücher.de", "ann@xn--bcher-kva.de", "Ann <ann@BÜCHER.DE.>"]) {
+      expectRefused(await check(policy, { to }, "mail.send"), `mail to ${to}`);
     }
   });
 });
