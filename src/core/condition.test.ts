@@ -315,6 +315,102 @@ describe("every operator on a kinded argument sees the canonical form", () => {
   });
 });
 
+describe("a rule's value read as the part it is compared with", () => {
+  const url = (u: string) => ({ args: { url: u } });
+  const to = (address: string) => ({ args: { to: address } });
+  // Each case holds read as a deny reads it (strict) and as an allow reads it (every reading).
+  const cases: [Condition, unknown, boolean][] = [
+    [
+      { field: "args.url", op: "eq", part: "host", value: "Bücher.DE." },
+      url("https://xn--bcher-kva.de/"),
+      true,
+    ],
+    [
+      { field: "args.url", op: "eq", part: "host", value: "Example.COM", caseSensitive: true },
+      url("https://example.com/"),
+      true,
+    ],
+    [{ field: "args.url", op: "eq", part: "host", value: "localhost" }, url("http://127.0.0.1:3000/"), true],
+    [{ field: "args.url", op: "eq", part: "host", value: "127.0.0.1" }, url("http://localhost:3000/"), true],
+    [{ field: "args.url", op: "in", part: "host", value: ["x.test", "::1"] }, url("http://[::1]/"), true],
+    [
+      { field: "args.url", op: "eq", part: "domain", value: "Bücher.de" },
+      url("https://www.bücher.de/"),
+      true,
+    ],
+    [
+      { field: "args.url", op: "eq", part: "scheme", value: "HTTPS:", caseSensitive: true },
+      url("https://a.test/"),
+      true,
+    ],
+    [
+      { field: "args.url", op: "eq", part: "href", value: "HTTPS://A.test./x/../y" },
+      url("https://a.test/y"),
+      true,
+    ],
+    [
+      { field: "args:email", op: "eq", part: "domain", value: "BÜCHER.de." },
+      to("ann@xn--bcher-kva.de"),
+      true,
+    ],
+    [
+      { field: "args:email", op: "eq", part: "local", value: "Ann", caseSensitive: true },
+      to("ann@x.test"),
+      true,
+    ],
+    [
+      { field: "args:email", op: "eq", part: "address", value: "Ann@Bücher.de" },
+      to("ann@xn--bcher-kva.de"),
+      true,
+    ],
+    // No other address than the one named (a deny of localhost or 127.0.0.1 holds for every loopback
+    // address, which reads as 127.0.0.1 too), nor a host with a port, nor a registrable domain.
+    [{ field: "args.url", op: "eq", part: "host", value: "127.0.0.2" }, url("http://127.0.0.1/"), false],
+    [{ field: "args.url", op: "eq", part: "host", value: "[::1]" }, url("http://localhost/"), false],
+    [
+      { field: "args.url", op: "eq", part: "host", value: "example.com:443" },
+      url("https://example.com/"),
+      false,
+    ],
+    [
+      { field: "args.url", op: "eq", part: "domain", value: "www.example.com" },
+      url("https://example.com/"),
+      false,
+    ],
+  ];
+  it.each(cases)("%j on %j is %s", (condition, facts, expected) => {
+    expect(tri(condition, facts, true).value).toBe(expected);
+  });
+
+  it("refuses a text operator's host that could never match the canonical host", () => {
+    const problems = (value: unknown, caseSensitive?: boolean) =>
+      conditionProblems({
+        condition: {
+          field: "args:url",
+          op: "endsWith",
+          part: "host",
+          value,
+          ...(caseSensitive ? { caseSensitive } : {}),
+        },
+      });
+    expect(problems(".Bücher.de")).toEqual([expect.stringContaining('write ".xn--bcher-kva.de"')]);
+    expect(problems(".EVIL.test", true)).toEqual([expect.stringContaining('write ".evil.test"')]);
+    expect(problems(".EVIL.test")).toEqual([]);
+    expect(problems(".xn--bcher-kva.de")).toEqual([]);
+    const domains = { field: "args:email", op: "containsAny", part: "domain", value: ["ok.test", "münchen"] };
+    expect(ConditionSchema.safeParse(domains).success).toBe(false);
+    expect(ConditionSchema.safeParse({ ...domains, op: "in" }).success).toBe(true);
+  });
+
+  it("an allow of localhost allows it by either name, and no other loopback address", () => {
+    const allow: Condition = { field: "args.url", op: "eq", part: "host", value: "localhost" };
+    expect(tri(allow, url("http://localhost:3000/"), false).value).toBe(true);
+    expect(tri(allow, url("http://127.0.0.1:3000/"), false).value).toBe(true);
+    expect(tri(allow, url("http://127.0.0.2:3000/"), false).value).toBe(false);
+    expect(tri(allow, url("http://[::1]:3000/"), false).value).toBe(false);
+  });
+});
+
 describe("path operators", () => {
   it("pathWithin compares whole segments of canonical forms", () => {
     const w = (path: string, roots: string | string[] = "/tmp") =>

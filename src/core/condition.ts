@@ -26,11 +26,14 @@
  * and a comparison whose truth is the stricter outcome needs one value ("any"), the other needs all.
  * Several readings of one value are always resolved that way; an explicit quantifier ranges over values.
  */
+import { domainToASCII } from "node:url";
 import { z } from "zod";
 import { type ArgKind, type ArgLeaf, type ArgLeaves, argLeaves, type PathOptions } from "./arg-kinds.js";
 import {
   canonicalAddresses,
+  canonicalEmailDomain,
   canonicalFlag,
+  canonicalLocalPart,
   canonicalPath,
   canonicalUrl,
   type EmailAddress,
@@ -43,6 +46,7 @@ import {
   pathMatches,
   pathMayMatchBelow,
   pathWithin,
+  ruleHostForms,
   type ShellCommand,
   shellPipes,
   textReadings,
@@ -176,6 +180,41 @@ export function comparisonValueProblems(options: {
   if (c.op === "matches" && options.regex !== false) {
     const why = validatePolicyRegex({ pattern: asText(c.value), caseSensitive: c.caseSensitive === true });
     if (why !== undefined) problems.push(`invalid regular expression: ${why}`);
+  }
+  problems.push(...hostTextProblems(c));
+  return problems;
+}
+
+/** Text operators on a host or domain, which compare the value as written with the canonical text. */
+const HOST_TEXT_OPS = new Set<ComparisonOp>([
+  "startsWith",
+  "endsWith",
+  "contains",
+  "containsAny",
+  "containsAll",
+]);
+
+/**
+ * A host or domain is compared in its canonical text: punycode, lower case (url.ts, email.ts). `eq` and
+ * `in` read the rule's value as a host too, but a text operator cannot (`ücher.de` is no label's
+ * punycode), so a text with other characters, or upper case where case counts, would never match: a
+ * deny that silently never fires. Refused, with the spelling that works.
+ */
+function hostTextProblems(c: Comparison): string[] {
+  if ((c.part !== "host" && c.part !== "domain") || !HOST_TEXT_OPS.has(c.op)) return [];
+  const problems: string[] = [];
+  for (const text of asList(c.value)) {
+    if (typeof text !== "string") continue;
+    const foreign = /[^\x00-\x7f]/.test(text);
+    if (!foreign && !(c.caseSensitive === true && text !== text.toLowerCase())) continue;
+    const ascii = text
+      .toLowerCase()
+      .split(".")
+      .map((label) => (label === "" ? label : domainToASCII(label) || label))
+      .join(".");
+    problems.push(
+      `part "${c.part}" is compared in its canonical text (punycode, lower case), so ${JSON.stringify(text)} never matches: write ${JSON.stringify(ascii)}, or use eq/in, which read the value as a host`,
+    );
   }
   return problems;
 }
@@ -1436,28 +1475,59 @@ function canonicalRoots(value: readonly string[], pf: PreparedFacts): string[] {
 
 const variantCache = new Map<string, unknown[]>();
 
-/** What `eq`/`in` accept for one expected value on a field of `kind`: the value and its canonical forms. */
+/**
+ * What `eq`/`in` accept for one expected value on a field of `kind`: the value and its canonical forms,
+ * of the whole value or of the compared `part` as the field's canonical form holds that part. A rule's
+ * `Bücher.DE.` host is the URL's `xn--bcher-kva.de`, its `localhost` is 127.0.0.1 too (ruleHostForms).
+ */
 function expectedVariants(
   kind: ArgKind | undefined,
   part: ValuePart | undefined,
   pf: PreparedFacts,
   v: unknown,
 ): unknown[] {
-  if (kind === undefined || kind === "command" || part !== undefined || typeof v !== "string") return [v];
-  const key = JSON.stringify([kind, v, pf.caseFold, pf.base ?? null]);
+  if (kind === undefined || kind === "command" || typeof v !== "string") return [v];
+  const key = JSON.stringify([kind, part ?? null, v, pf.caseFold, pf.base ?? null]);
   let out = variantCache.get(key);
   if (!out) {
-    const canonical = canonicalise(kind, v, pf.caseFold, pf.base);
-    out = [v];
-    if (canonical.ok) {
-      if (kind === "path") out.push(...canonical.forms);
-      else if (kind === "url") out.push(...(canonical.forms as UrlParts[]).map((u) => u.href));
-      else out.push(...(canonical.forms as EmailAddress[]).map((a) => a.address));
-    }
+    out = [v, ...canonicalVariants(kind, part, pf, v)];
     if (variantCache.size > 1000) variantCache.clear();
     variantCache.set(key, out);
   }
   return out;
+}
+
+/** The canonical forms of a rule's text `v` for a field of `kind`, or of its `part`; none when unparsed. */
+function canonicalVariants(
+  kind: Exclude<ArgKind, "command">,
+  part: ValuePart | undefined,
+  pf: PreparedFacts,
+  v: string,
+): unknown[] {
+  switch (part) {
+    case undefined:
+    case "href":
+    case "address": {
+      const canonical = canonicalise(kind, v, pf.caseFold, pf.base);
+      if (!canonical.ok) return [];
+      if (kind === "path") return canonical.forms;
+      if (kind === "url") return (canonical.forms as UrlParts[]).map((u) => u.href);
+      return (canonical.forms as EmailAddress[]).map((a) => a.address);
+    }
+    case "host":
+      return ruleHostForms({ host: v });
+    case "domain": {
+      if (kind === "url") return ruleHostForms({ host: v });
+      const domain = canonicalEmailDomain({ domain: v.trim() });
+      return domain === undefined ? [] : [domain];
+    }
+    case "local":
+      return [canonicalLocalPart({ local: v })];
+    case "scheme":
+      return [v.trim().toLowerCase().replace(/:$/, "")];
+    default:
+      return [];
+  }
 }
 
 /**

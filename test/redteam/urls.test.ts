@@ -4,6 +4,7 @@
  * spellings, IPv4-mapped IPv6, 0.0.0.0 and *.localhost), for every URL-valued argument of the call. Inline policies through createGuard.
  */
 import { describe, it } from "vitest";
+import type { Comparison } from "../../src/core/condition.js";
 import {
   denyElseAllowPolicy,
   expectAllowed,
@@ -182,11 +183,11 @@ describe("urls: a rule's host or domain as the policy author spells it", () => {
   // The rule's value is read as a host too: the same IP spellings, IDNA (a Unicode name is its
   // punycode), case and trailing dots as the URL's own host, and localhost and 127.0.0.1 each as the
   // other (the names of this host's loopback every loopback address reads as).
-  const deny = (name: string, when: Record<string, unknown>): InlinePolicy =>
+  const deny = (name: string, when: Comparison): InlinePolicy =>
     denyElseAllowPolicy({ name, id: "no-host", message: "That host is off limits", when });
 
-  it.fails("a deny written one way refuses every spelling of the same host", async () => {
-    const cases: [Record<string, unknown>, string[]][] = [
+  it("a deny written one way refuses every spelling of the same host", async () => {
+    const cases: [Comparison, string[]][] = [
       [
         { field: "args:url", op: "eq", part: "host", value: "localhost" },
         ["http://127.0.0.1/", "http://127.1:8080/", "http://2130706433/", "http://[::1]/", "http://0/"],
@@ -216,7 +217,7 @@ describe("urls: a rule's host or domain as the policy author spells it", () => {
     }
   });
 
-  it.fails("a deny on an email domain written in Unicode refuses the address in either form", async () => {
+  it("a deny on an email domain written in Unicode refuses the address in either form", async () => {
     const policy = deny("redteam-urls-policy-email-domain", {
       field: "args:email",
       op: "eq",

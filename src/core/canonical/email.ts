@@ -94,12 +94,9 @@ const DOT_ATOM =
   /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uFFFF-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uFFFF-]+)*$/;
 
 function canonicalMailbox({ local, domain }: { local: string; domain: string }): EmailAddress | undefined {
-  const canonicalDomainName = canonicalDomain(domain);
+  const canonicalDomainName = canonicalEmailDomain({ domain });
   if (canonicalDomainName === undefined) return undefined;
-  // Local parts are case-insensitive at practically every mail system; one lower-case form means a rule
-  // written as `bob@x.com` also sees `Bob@x.com`.
-  const plain = local.normalize("NFC").toLowerCase();
-  const canonicalLocal = DOT_ATOM.test(plain) ? plain : `"${plain.replace(/["\\]/g, "\\$&")}"`;
+  const canonicalLocal = canonicalLocalPart({ local });
   return {
     address: `${canonicalLocal}@${canonicalDomainName}`,
     local: canonicalLocal,
@@ -107,7 +104,17 @@ function canonicalMailbox({ local, domain }: { local: string; domain: string }):
   };
 }
 
-function canonicalDomain(domain: string): string | undefined {
+/**
+ * A local part as EmailAddress holds it. Local parts are case-insensitive at practically every mail
+ * system; one lower-case form means a rule written as `bob@x.com` also sees `Bob@x.com`.
+ */
+export function canonicalLocalPart({ local }: { local: string }): string {
+  const plain = local.normalize("NFC").toLowerCase();
+  return DOT_ATOM.test(plain) ? plain : `"${plain.replace(/["\\]/g, "\\$&")}"`;
+}
+
+/** A domain as EmailAddress holds it (punycode, lower case, no trailing dot), or undefined for none. */
+export function canonicalEmailDomain({ domain }: { domain: string }): string | undefined {
   if (domain.startsWith("[")) return domain.toLowerCase(); // a domain literal such as [192.0.2.1]
   const ascii = domainToASCII(domain.normalize("NFC"));
   if (ascii === "") return undefined;

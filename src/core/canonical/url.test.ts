@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalUrl, type UrlParts } from "./url.js";
+import { canonicalUrl, ruleHostForms, type UrlParts } from "./url.js";
 
 function forms(url: unknown): UrlParts[] {
   const result = canonicalUrl({ url });
@@ -119,6 +119,54 @@ describe("canonicalUrl: hosts that reach another host's address", () => {
         expect(hosts(`http://[::ffff:${ip}]/`)).toContain(forms(`http://${ip}/`)[0]!.host);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("ruleHostForms: a host as a rule writes it", () => {
+  it("is the host as a URL's canonical form holds it", () => {
+    expect(ruleHostForms({ host: "Bücher.DE." })).toEqual(["xn--bcher-kva.de"]);
+    expect(ruleHostForms({ host: " EVIL.test " })).toEqual(["evil.test"]);
+    expect(ruleHostForms({ host: "%65vil.test" })).toEqual(["evil.test"]);
+    expect(ruleHostForms({ host: "0xa9fea9fe" })).toEqual(["169.254.169.254"]);
+    expect(ruleHostForms({ host: "::1" })).toEqual(["[::1]"]);
+    expect(ruleHostForms({ host: "[0:0::1]" })).toEqual(["[::1]"]);
+    expect(ruleHostForms({ host: "127.0.0.2" })).toEqual(["127.0.0.2"]);
+  });
+
+  it("names this host's loopback by both its names, and no other address by them", () => {
+    expect(ruleHostForms({ host: "LOCALHOST." })).toEqual(["localhost", "127.0.0.1"]);
+    expect(ruleHostForms({ host: "127.1" })).toEqual(["127.0.0.1", "localhost"]);
+    expect(ruleHostForms({ host: "2130706433" })).toEqual(["127.0.0.1", "localhost"]);
+    expect(ruleHostForms({ host: "[::1]" })).not.toContain("localhost");
+    expect(ruleHostForms({ host: "app.localhost" })).toEqual(["app.localhost"]);
+  });
+
+  it("has no form for what is not a host alone", () => {
+    for (const host of ["", "  ", "example.com:8080", "127.0.0.1:80", "example.com/x", "user@example.com"]) {
+      expect(ruleHostForms({ host }), host).toEqual([]);
+    }
+    for (const host of ["https://example.com", "a b.com", "exa\\mple.com", "x?y", "[::1", "999.1.1.1.1"]) {
+      expect(ruleHostForms({ host }), host).toEqual([]);
+    }
+  });
+
+  it("a rule naming a URL's host as written holds for that URL's canonical host", () => {
+    const host = fc.oneof(
+      fc.domain(),
+      fc.ipV4(),
+      fc.ipV4Extended(),
+      fc.ipV6().map((ip) => `[${ip}]`),
+      fc.string({ unit: fc.constantFrom(..."abcDEFëü.-0x1%"), minLength: 1, maxLength: 16 }),
+    );
+    fc.assert(
+      fc.property(host, (written) => {
+        const url = canonicalUrl({ url: `http://${written}/` });
+        fc.pre(url.ok);
+        const canonical = url.ok ? url.forms[0]!.host : "";
+        expect(ruleHostForms({ host: written })[0]).toBe(canonical);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -171,6 +171,32 @@ export function hostReadings(options: { host: string }): string[] {
   return readings;
 }
 
+/** This host's loopback by its two names: a rule naming one names the other. */
+const LOOPBACK_NAMES: Readonly<Record<string, string>> = { localhost: "127.0.0.1", "127.0.0.1": "localhost" };
+
+/** What cannot be in a host alone: a rule's value with these is a URL or a pattern, not a host. */
+const NOT_A_HOST = /[/?#@\\\s]/;
+
+/**
+ * A host as a rule writes it (`Bücher.DE.`, `2130706433`, `::1`), in the form a URL's host takes
+ * (urlParts: IDNA, lower case, IPv4 shorthands resolved, no trailing dot, IPv6 in brackets), then, for
+ * localhost or 127.0.0.1, the other name: every other loopback address a URL names reads as 127.0.0.1
+ * (hostReadings), so a rule on either name holds for them all. Only those two: a rule on 127.0.0.2 or
+ * [::1] names that address alone, so an allow of it allows no other. Empty when the text is not a host
+ * alone (a port, a path or userinfo with it, or no valid name).
+ */
+export function ruleHostForms(options: { host: string }): string[] {
+  const text = options.host.trim();
+  if (text === "" || text.length > MAX_URL_LENGTH || NOT_A_HOST.test(text)) return [];
+  // A bare IPv6 address (`::1`) is a host only in brackets; `name:port` in brackets is no host at all.
+  const url = parse(`http://${text.includes(":") && !text.startsWith("[") ? `[${text}]` : text}/`);
+  if (url === undefined || url.port !== "" || url.hostname === "") return [];
+  const host = canonicalHost({ hostname: url.hostname, special: true });
+  if (host === undefined || host === "") return [];
+  const other = LOOPBACK_NAMES[host];
+  return other === undefined ? [host] : [host, other];
+}
+
 /**
  * Special schemes get their host IDNA-mapped by WHATWG already; an opaque host (other schemes) is decoded,
  * lower-cased and IDNA-mapped here. Trailing dots go (`example.com.` is example.com).
