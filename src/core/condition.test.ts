@@ -560,6 +560,24 @@ describe("shell operators", () => {
   const run = (command: string, value: unknown, op: "invokes" | "pipesInto" = "invokes") =>
     tri({ field: "args.command", op, value } as Comparison, { args: { command } }).value;
 
+  it("the text operators read a command's braces expanded too", () => {
+    const text = (command: string, value: string) =>
+      tri({ field: "args.command", op: "matches", value }, { args: { command } }).value;
+    expect(text("cat .e{n,}v", "(^| )\\.env( |$)")).toBe(true);
+    expect(text("cat ~/.aws/cred{e,}ntials", "\\.aws/credentials")).toBe(true);
+    expect(text("cat .e{x,y}v", "(^| )\\.env( |$)")).toBe(false);
+    expect(text("echo {1..1000}", "999")).toBe(true);
+    expect(text("echo {1..2000}", "^echo")).toBe("unknown");
+    // Read as an allow reads it, the expanded text must pass too.
+    expect(
+      tri(
+        { field: "args.command", op: "startsWith", value: "echo a" },
+        { args: { command: "echo {a,b}" } },
+        false,
+      ).value,
+    ).toBe(false);
+  });
+
   it("invokes finds a program with all flags in any spelling, anywhere in the line", () => {
     const rmR = { program: "rm", flags: ["-r"] };
     for (const cmd of [

@@ -30,6 +30,7 @@ import { domainToASCII } from "node:url";
 import { z } from "zod";
 import { type ArgKind, type ArgLeaf, type ArgLeaves, argLeaves, type PathOptions } from "./arg-kinds.js";
 import {
+  braceExpansions,
   canonicalAddresses,
   canonicalEmailDomain,
   canonicalFlag,
@@ -852,6 +853,26 @@ function commandText(cmd: ShellCommand): string {
   return [cmd.program, ...cmd.args].join(" ");
 }
 
+/** Words a command's text may expand its braces to, at most: `{1..1000}` reads; past it, unknown. */
+const MAX_BRACE_TEXT_WORDS = 1024;
+
+/**
+ * A command's text for the text operators: as written and, when an argument has a brace, with every
+ * brace expanded as bash does (`cat .e{n,}v` is `cat .env .ev`), so a name cannot hide in one. A brace
+ * that expands past MAX_BRACE_TEXT_WORDS words, or a word too long to expand, is unknown.
+ */
+function commandTextUnit(cmd: ShellCommand): Unit {
+  const text = commandText(cmd);
+  if (!text.includes("{")) return { readings: [text] };
+  const words = [cmd.program];
+  for (const arg of cmd.args) {
+    const expanded = braceExpansions({ word: arg, maxWords: MAX_BRACE_TEXT_WORDS - words.length });
+    if (expanded === null) return { unknown: `\`${cmd.raw}\`: a brace expands too far to read` };
+    words.push(...expanded);
+  }
+  return { readings: [text, words.join(" ")] };
+}
+
 const ORDER_OPS = new Set<ComparisonOp>(["lt", "le", "gt", "ge"]);
 const EQUALITY_OPS = new Set<ComparisonOp>(["eq", "ne", "in", "notIn"]);
 /** Comparisons of one text with the value. */
@@ -998,7 +1019,7 @@ function readingUnits(
     case "command": {
       const commands = canonical.forms as ShellCommand[];
       if (c.op === "invokes") return [invokesUnit(c, commands, pf, { versioned: strict })];
-      return commands.map((cmd) => ({ readings: [commandText(cmd)] }));
+      return commands.map(commandTextUnit);
     }
   }
 }

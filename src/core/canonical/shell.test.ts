@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  braceExpansions,
   canonicalFlag,
   MAX_COMMAND_LENGTH,
   parseShellCommand,
@@ -655,6 +656,39 @@ describe("properties", () => {
           for (const pair of inner) expect(signature(wrapped)).toContain(pair);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("braceExpansions", () => {
+  it("expands a word as bash does, in bash's order", () => {
+    expect(braceExpansions({ word: ".e{n,}v" })).toEqual([".env", ".ev"]);
+    expect(braceExpansions({ word: "{a,b}{1,2}" })).toEqual(["a1", "a2", "b1", "b2"]);
+    expect(braceExpansions({ word: "x{a,{b,c}}y" })).toEqual(["xay", "xby", "xcy"]);
+    expect(braceExpansions({ word: "f{1..3}" })).toEqual(["f1", "f2", "f3"]);
+    expect(braceExpansions({ word: "{c..a}" })).toEqual(["c", "b", "a"]);
+    expect(braceExpansions({ word: "{a}" })).toEqual(["{a}"]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter, not a template
+    const parameter = "${HOME}";
+    expect(braceExpansions({ word: parameter })).toEqual([parameter]);
+  });
+
+  it("gives up past its bound", () => {
+    expect(braceExpansions({ word: "{1..65}" })).toBeNull();
+    expect(braceExpansions({ word: "{1..64}" })).toHaveLength(64);
+    expect(braceExpansions({ word: "{1..65}", maxWords: 100 })).toHaveLength(65);
+    expect(braceExpansions({ word: "{a,b}{a,b}{a,b}", maxWords: 7 })).toBeNull();
+    expect(braceExpansions({ word: `{${"a,".repeat(200)}b}` })).toBeNull();
+  });
+
+  it("keeps every word without a brace as it is, and expands no word to none", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(..."ab.,{}1-"), maxLength: 24 }), (word) => {
+        const words = braceExpansions({ word, maxWords: 4096 });
+        if (!word.includes("{")) expect(words).toEqual([word]);
+        if (words !== null) expect(words.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 500 },
     );
   });
 });

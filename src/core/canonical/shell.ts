@@ -241,27 +241,30 @@ const MAX_BRACE_WORD = 256;
 const MAX_BRACE_RESULTS = 64;
 
 /**
- * Bash brace expansion of one word (`-{r,f}` → `-r -f`, `{-r,-f}`, `-{a..c}`), so flags cannot hide in
- * it; null when the word is too long or expands too far (then the flags are unknown). Quoting is not
- * known here, so a quoted brace expands too: that only reads more flags.
+ * Bash brace expansion of one word (`-{r,f}` → `-r -f`, `{-r,-f}`, `-{a..c}`, `.e{n,}v` → `.env .ev`),
+ * so flags and names cannot hide in it; null when the word is longer than MAX_BRACE_WORD or expands to
+ * more than `maxWords` (default 64) words. Quoting is not known here, so a quoted brace expands too:
+ * that only reads more flags and names.
  */
-function expandBraces(word: string): string[] | null {
+export function braceExpansions(options: { word: string; maxWords?: number }): string[] | null {
+  const { word } = options;
+  const maxWords = options.maxWords ?? MAX_BRACE_RESULTS;
   if (!word.includes("{")) return [word];
   if (word.length > MAX_BRACE_WORD) return null;
   const results: string[] = [];
   const pending = [word];
   while (pending.length > 0) {
     const current = pending.pop() as string;
-    const alternatives = firstBrace(current);
+    const alternatives = firstBrace(current, maxWords);
     if (!alternatives) results.push(current);
     else pending.push(...alternatives);
-    if (results.length + pending.length > MAX_BRACE_RESULTS) return null;
+    if (results.length + pending.length > maxWords) return null;
   }
-  return results;
+  return results.reverse();
 }
 
 /** The words one brace of `word` expands to, or null when it has no expandable brace. */
-function firstBrace(word: string): string[] | null {
+function firstBrace(word: string, maxWords: number): string[] | null {
   for (let open = word.indexOf("{"); open >= 0; open = word.indexOf("{", open + 1)) {
     let depth = 0;
     const commas: number[] = [];
@@ -278,7 +281,7 @@ function firstBrace(word: string): string[] | null {
           const cuts = [open, ...commas, j];
           return cuts.slice(1).map((cut, i) => head + word.slice((cuts[i] as number) + 1, cut) + tail);
         }
-        const range = braceRange(inner);
+        const range = braceRange(inner, maxWords);
         if (range) return range.map((item) => head + item + tail);
         break;
       }
@@ -287,16 +290,16 @@ function firstBrace(word: string): string[] | null {
   return null;
 }
 
-/** `a..e`, `1..5`: the items, bounded; null when not a range. */
-function braceRange(inner: string): string[] | null {
+/** `a..e`, `1..5`: the items, bounded by `maxWords`; null when not a range. */
+function braceRange(inner: string, maxWords: number): string[] | null {
   const m = /^(-?\d{1,6}|[A-Za-z])\.\.(-?\d{1,6}|[A-Za-z])$/.exec(inner);
   if (!m) return null;
   const [from, to] = [m[1] as string, m[2] as string];
   const numeric = /\d/.test(from) && /\d/.test(to);
   const a = numeric ? Number(from) : from.charCodeAt(0);
   const b = numeric ? Number(to) : to.charCodeAt(0);
-  // too long a range: more items than the caller accepts, so it gives up (flags unknown)
-  if (Math.abs(b - a) >= MAX_BRACE_RESULTS) return Array.from({ length: MAX_BRACE_RESULTS + 1 }, () => "");
+  // too long a range: more items than the caller accepts, so it gives up
+  if (Math.abs(b - a) >= maxWords) return Array.from({ length: maxWords + 1 }, () => "");
   const step = a <= b ? 1 : -1;
   const items: string[] = [];
   for (let v = a; step > 0 ? v <= b : v >= b; v += step)
@@ -334,7 +337,7 @@ function readFlags(program: string, args: Word[]): FlagReading {
     // `*` or `?` is the character itself (`find . -name '*.ts'`): shell-quote marks only unquoted ones
     // as a glob. It does not mark `[`, so a word that begins with one counts however it was written.
     if ((arg.glob && /^[*?]/.test(arg.text)) || arg.text.startsWith("[")) unknown = true;
-    const words = expandBraces(arg.text);
+    const words = braceExpansions({ word: arg.text });
     if (!words) unknown = true;
     for (const text of words ?? [arg.text]) {
       flags.push(...valuedFlags(program, text, args[index + 1]?.text));
