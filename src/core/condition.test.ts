@@ -567,6 +567,10 @@ describe("shell operators", () => {
     expect(text("cat ~/.aws/cred{e,}ntials", "\\.aws/credentials")).toBe(true);
     expect(text("cat .e{x,y}v", "(^| )\\.env( |$)")).toBe(false);
     expect(text("echo {1..1000}", "999")).toBe(true);
+    expect(text("cat .e$()nv", "(^| )\\.env( |$)")).toBe(true);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter, not a template
+    expect(text("cat .e${X}n{v,}", "(^| )\\.env( |$)")).toBe(true);
+    expect(text("cat '.e$Xnv'", "(^| )\\.env( |$)")).toBe(false);
     expect(text("echo {1..2000}", "^echo")).toBe("unknown");
     // Read as an allow reads it, the expanded text must pass too.
     expect(

@@ -849,28 +849,30 @@ function projectPath(path: string, part: ValuePart | undefined): string {
   return path;
 }
 
-function commandText(cmd: ShellCommand): string {
-  return [cmd.program, ...cmd.args].join(" ");
-}
-
 /** Words a command's text may expand its braces to, at most: `{1..1000}` reads; past it, unknown. */
 const MAX_BRACE_TEXT_WORDS = 1024;
 
 /**
- * A command's text for the text operators: as written and, when an argument has a brace, with every
- * brace expanded as bash does (`cat .e{n,}v` is `cat .env .ev`), so a name cannot hide in one. A brace
- * that expands past MAX_BRACE_TEXT_WORDS words, or a word too long to expand, is unknown.
+ * A command's text for the text operators: as written; with every variable and substitution expanded to
+ * nothing, when it has one (`cat .e$()nv` is `cat .env`: ShellCommand.emptiedArgs); and each of those
+ * with every brace expanded as bash does (`cat .e{n,}v` is `cat .env .ev`), so a name cannot hide in
+ * either. A brace that expands past MAX_BRACE_TEXT_WORDS words, or a word too long to expand, is unknown.
  */
 function commandTextUnit(cmd: ShellCommand): Unit {
-  const text = commandText(cmd);
-  if (!text.includes("{")) return { readings: [text] };
-  const words = [cmd.program];
-  for (const arg of cmd.args) {
-    const expanded = braceExpansions({ word: arg, maxWords: MAX_BRACE_TEXT_WORDS - words.length });
-    if (expanded === null) return { unknown: `\`${cmd.raw}\`: a brace expands too far to read` };
-    words.push(...expanded);
+  const readings: string[] = [];
+  for (const args of cmd.emptiedArgs ? [cmd.args, cmd.emptiedArgs] : [cmd.args]) {
+    const text = [cmd.program, ...args].join(" ");
+    readings.push(text);
+    if (!text.includes("{")) continue;
+    const words = [cmd.program];
+    for (const arg of args) {
+      const expanded = braceExpansions({ word: arg, maxWords: MAX_BRACE_TEXT_WORDS - words.length });
+      if (expanded === null) return { unknown: `\`${cmd.raw}\`: a brace expands too far to read` };
+      words.push(...expanded);
+    }
+    readings.push(words.join(" "));
   }
-  return { readings: [text, words.join(" ")] };
+  return { readings };
 }
 
 const ORDER_OPS = new Set<ComparisonOp>(["lt", "le", "gt", "ge"]);

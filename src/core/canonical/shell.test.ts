@@ -692,3 +692,22 @@ describe("braceExpansions", () => {
     );
   });
 });
+
+describe("emptiedArgs: the words with every expansion empty", () => {
+  const emptiedOf = (command: string) => forms(command).find((f) => f.program === "cat")?.emptiedArgs;
+
+  it("drops each variable and substitution, and keeps the quoting's result", () => {
+    expect(emptiedOf("cat .e$()nv")).toEqual([".env"]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter, not a template
+    expect(emptiedOf("cat .e${X}nv x$Y")).toEqual([".env", "x"]);
+    expect(emptiedOf('cat .e"$X"nv')).toEqual([".env"]);
+    expect(emptiedOf("cat .e`true`nv")).toEqual([".env"]);
+    expect(emptiedOf("cat $(ls) README.md")).toEqual(["", "README.md"]);
+  });
+
+  it("is absent where no word expands, and a quoted $ is a letter", () => {
+    expect(emptiedOf("cat README.md")).toBeUndefined();
+    expect(emptiedOf("cat '$X'")).toBeUndefined();
+    expect(forms("cat '$X'")[0]?.args).toEqual(["$X"]);
+  });
+});

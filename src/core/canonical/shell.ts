@@ -50,6 +50,12 @@ export interface ShellCommand {
    * right before): the words xargs appends are paths at or below these starting points, never options.
    */
   appendedPaths?: string[];
+  /**
+   * The arguments with every variable and substitution expanded to nothing, as an unset variable or a
+   * command that prints nothing expands (`.e$()nv` is `.env`, `sha${X}dow` is `shadow`): one of the words
+   * the line may run. Set only when some argument has one.
+   */
+  emptiedArgs?: string[];
 }
 
 /**
@@ -781,6 +787,11 @@ function isDynamic(word: Word): boolean {
   return word.text.includes("\u0000");
 }
 
+/** A word with each variable and substitution expanded to nothing (ShellCommand.emptiedArgs). */
+function emptied(word: Word): string {
+  return word.text.replace(/\$\{\u0000S\d+\}|\u0000S\d+\u0000|\u0000V[^\u0000]*\u0000/g, "");
+}
+
 function subRefs(word: Word): number[] {
   return Array.from(word.text.matchAll(SUB_IN_WORD), (m) => Number(m[1]));
 }
@@ -824,6 +835,7 @@ interface Node {
   flags: string[];
   unknownFlags: boolean;
   appendedPaths?: string[];
+  emptiedArgs?: string[];
 }
 
 interface Problem {
@@ -1434,6 +1446,7 @@ class Reader {
         flags: reading.flags,
         unknownFlags: reading.unknown || (this.appendedArgs && this.appendedPaths === undefined),
         ...(this.appendedArgs && this.appendedPaths ? { appendedPaths: this.appendedPaths } : {}),
+        ...(argWords.some(isDynamic) ? { emptiedArgs: argWords.map(emptied) } : {}),
       };
       this.analysis.nodes.push(node);
       nodes.push(node);
@@ -2009,6 +2022,7 @@ function toShellCommand(node: Node): ShellCommand {
   };
   if (node.unknownFlags) command.unknownFlags = true;
   if (node.appendedPaths) command.appendedPaths = node.appendedPaths;
+  if (node.emptiedArgs) command.emptiedArgs = node.emptiedArgs;
   return command;
 }
 
