@@ -1087,7 +1087,7 @@ describe("roots named by the caller's context (the workspace)", () => {
       "echo / | xargs rm -rf",
       "find / -exec rm -rf {} +",
       "rm -rf .*",
-      "rm -rf {..,x}",
+      "rm -rf x{a,b}{1..40}",
       "cd && rm -rf x",
       "cd - && rm -rf x",
       "cd $D && rm -rf x",
@@ -1097,6 +1097,11 @@ describe("roots named by the caller's context (the workspace)", () => {
       expect([unreadable, run(unreadable)]).toEqual([unreadable, "unknown"]);
     }
     expect(run("rm -rf build", null)).toBe("unknown");
+    // A brace is no pattern over the files there are: each word it expands to is read, and the word as
+    // written (quoted, it names one directory).
+    expect(run("rm -rf {..,x}")).toBe(true);
+    expect(run("rm -rf build/{a,b}")).toBe(false);
+    expect(run("rm -rf build/{a,../../x}")).toBe(true);
     // the paths xargs -0 appends from a find -print0: inside when find's starts are strictly inside
     expect(run("find build -print0 | xargs -0 rm -rf")).toBe(false);
     expect(run("find . -print0 | xargs -0 rm -rf")).toBe("unknown"); // find prints . itself
@@ -1130,11 +1135,13 @@ describe("roots named by the caller's context (the workspace)", () => {
       "grep -r KEY /home/d?v",
       "grep -r KEY ../*",
       "grep -r KEY .*",
-      "grep -r KEY {..,x}",
+      "grep -r KEY {.,x}*",
     ]) {
       expect([pattern, run(pattern)]).toEqual([pattern, "unknown"]);
     }
     expect(run("grep -r KEY ~")).toBe("unknown");
+    expect(run("grep -r KEY {..,x}")).toBe(true);
+    expect(run("grep -r KEY src/{a,b}")).toBe(false);
     // the paths xargs -0 appends from a find -print0 lie below its starting points
     expect(run("find src -print0 | xargs -0 grep -r KEY")).toBe(false);
     expect(run("find /home -print0 | xargs -0 grep -r KEY")).toBe("unknown");

@@ -1289,6 +1289,23 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
 /** A word whose expansion the reading cannot follow: a brace pattern or find's `{}`, a dot-glob (may match `..`). */
 const UNREADABLE_OPERAND = /[{}]|(^|\/)\.[^/]*[*?[]/;
 
+/** A word as a pattern test reads it: a literal word's braces are letters, not a pattern. */
+const patternText = (word: string, literal: boolean) => (literal ? word.replace(/[{}]/g, "") : word);
+
+/**
+ * The words an operand may be. With a brace bash expands (`build/{a,b}`), each word of its expansion
+ * and, since quoting is not known here, the word as written, its braces letters (`'build/{a,b}'` names
+ * that one directory); every one is read. A brace that expands too far, or one that expands to nothing
+ * else (find's `{}`), stays as written, a pattern the reading cannot follow.
+ */
+function operandWords(operand: string): { word: string; literal: boolean }[] {
+  const expanded = braceExpansions({ word: operand });
+  if (expanded === null || (expanded.length === 1 && expanded[0] === operand)) {
+    return [{ word: operand, literal: false }];
+  }
+  return [{ word: operand, literal: true }, ...expanded.map((word) => ({ word, literal: false }))];
+}
+
 /** An `invokes` comparison's conditions on the operands of a command it matched (none: true); all must hold. */
 function operandConditions(o: {
   value: InvokesValue;
@@ -1322,8 +1339,8 @@ function operandOutside(o: {
   const folded = canonicalRootList.map(fold);
   return someOperand({
     ...o,
-    pattern: (operand) =>
-      UNREADABLE_OPERAND.test(operand)
+    pattern: (operand, _dir, literal) =>
+      UNREADABLE_OPERAND.test(patternText(operand, literal))
         ? { unknown: `the operand ${JSON.stringify(operand)} expands to paths the reading cannot name` }
         : undefined,
     hit: (path) => !strictlyInside(fold(path), folded),
@@ -1356,8 +1373,8 @@ function operandMatching(o: {
       : false;
   return someOperand({
     ...o,
-    pattern: (operand, dir) => {
-      if (!PATTERN_CHARS.test(operand)) return undefined;
+    pattern: (operand, dir, literal) => {
+      if (!PATTERN_CHARS.test(patternText(operand, literal))) return undefined;
       const base = canonicalPath({ path: patternBase(operand), base: dir, caseFold: pf.caseFold });
       if (!base.ok) return { unknown: base.reason };
       const may = below(base.forms);
@@ -1391,7 +1408,8 @@ function someOperand(o: {
   cmd: ShellCommand;
   commands: ShellCommand[];
   pf: PreparedFacts;
-  pattern: (operand: string, dir: string) => false | { unknown: string } | undefined;
+  /** `operand` with braces that are letters (`literal`: the word as written, its braces quoted). */
+  pattern: (operand: string, dir: string, literal: boolean) => false | { unknown: string } | undefined;
   hit: (path: string) => boolean;
   /** For the paths `xargs` appends (ShellCommand.appendedPaths): all at or below these forms. */
   below: (forms: readonly string[]) => false | { unknown: string };
@@ -1403,9 +1421,9 @@ function someOperand(o: {
   const dirs = workingDirs(o.commands, pf);
   if ("unknown" in dirs) return dirs;
   let unknown: string | undefined;
-  for (const operand of operands(cmd)) {
+  for (const { word: operand, literal } of operands(cmd).flatMap(operandWords)) {
     for (const dir of dirs.dirs) {
-      const pattern = o.pattern(operand, dir);
+      const pattern = o.pattern(operand, dir, literal);
       if (pattern !== undefined) {
         if (pattern !== false) unknown ??= `\`${cmd.raw}\`: ${pattern.unknown}`;
         continue;
