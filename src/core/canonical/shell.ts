@@ -787,9 +787,22 @@ function isDynamic(word: Word): boolean {
   return word.text.includes("\u0000");
 }
 
+/** A word's expansion markers (see Word): a substitution, alone or braced, or a variable (its name). */
+const EXPANSION_MARKERS = /\$\{\u0000S(\d+)\}|\u0000S(\d+)\u0000|\u0000V([^\u0000]*)\u0000/g;
+
+/** A word's text with each substitution and variable replaced by the text `replace` gives for it. */
+function replaceExpansions(
+  word: Word,
+  replace: { substitution: (n: number) => string; variable: (name: string) => string },
+): string {
+  return word.text.replace(EXPANSION_MARKERS, (_, braced, bare, name) =>
+    name !== undefined ? replace.variable(name) : replace.substitution(Number(braced ?? bare)),
+  );
+}
+
 /** A word with each variable and substitution expanded to nothing (ShellCommand.emptiedArgs). */
 function emptied(word: Word): string {
-  return word.text.replace(/\$\{\u0000S\d+\}|\u0000S\d+\u0000|\u0000V[^\u0000]*\u0000/g, "");
+  return replaceExpansions(word, { substitution: () => "", variable: () => "" });
 }
 
 function subRefs(word: Word): number[] {
@@ -1396,12 +1409,10 @@ class Reader {
 
   private render(word: Word): string {
     const subs = this.level.scanned.subs;
-    return word.text
-      .replace(/\$\{\u0000S(\d+)\}/g, (_, n) => subs[Number(n)]?.source ?? "$(…)")
-      .replace(/\u0000S(\d+)\u0000/g, (_, n) => subs[Number(n)]?.source ?? "$(…)")
-      .replace(/\u0000V([^\u0000]*)\u0000/g, (_, name) =>
-        /^\w+$/.test(name) ? "$" + name : "${" + name + "}",
-      );
+    return replaceExpansions(word, {
+      substitution: (n) => subs[n]?.source ?? "$(…)",
+      variable: (name) => (/^\w+$/.test(name) ? "$" + name : "${" + name + "}"),
+    });
   }
 
   /**
