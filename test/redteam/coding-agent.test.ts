@@ -406,7 +406,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a secret's name given as an unset variable's default is still its name", async () => {
+  it("a secret's name given as an unset variable's default is still its name", async () => {
     await expectCases([
       // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates
       bash("cat ${X:-.env}", "deny"),

@@ -705,6 +705,12 @@ describe("emptiedArgs: the words with every expansion empty", () => {
     expect(emptiedOf("cat $(ls) README.md")).toEqual(["", "README.md"]);
   });
 
+  it("reads an unset variable as its default, quotes removed, and as nothing otherwise", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates
+    const words = "cat ${X:-.env} .e${X-n}v ${X:='a b'} ${X:+zz} ${#X} ${X:?e} ${X#p} x${1:-\\y}";
+    expect(emptiedOf(words)).toEqual([".env", ".env", "a b", "", "", "", "", "xy"]);
+  });
+
   it("is absent where no word expands, and a quoted $ is a letter", () => {
     expect(emptiedOf("cat README.md")).toBeUndefined();
     expect(emptiedOf("cat '$X'")).toBeUndefined();

@@ -51,9 +51,9 @@ export interface ShellCommand {
    */
   appendedPaths?: string[];
   /**
-   * The arguments with every variable and substitution expanded to nothing, as an unset variable or a
-   * command that prints nothing expands (`.e$()nv` is `.env`, `sha${X}dow` is `shadow`): one of the words
-   * the line may run. Set only when some argument has one.
+   * The arguments as bash expands them with every variable unset and every substitution printing
+   * nothing (`.e$()nv` is `.env`, `sha${X}dow` is `shadow`, `${X:-.env}` is `.env`): one of the words the
+   * line may run. Set only when some argument has a variable or a substitution.
    */
   emptiedArgs?: string[];
 }
@@ -800,9 +800,21 @@ function replaceExpansions(
   );
 }
 
-/** A word with each variable and substitution expanded to nothing (ShellCommand.emptiedArgs). */
+/** A variable's `${name…}` that has a default bash expands to when it is unset: `X:-w`, `X-w`, `X:=w`, `X=w`. */
+const DEFAULT_VALUE = /^(?:[A-Za-z_]\w*|\d+|[@*#?$!-]):?[-=](.*)$/s;
+
+/**
+ * What a variable expands to when it is unset: its default, quotes removed (`${X:-'.env'}` is `.env`),
+ * else nothing (`$X`, `${X:+w}`, `${X#p}`, `${X:?w}`, which runs nothing).
+ */
+function unsetValue(name: string): string {
+  const value = DEFAULT_VALUE.exec(name)?.[1];
+  return value === undefined ? "" : value.replace(/\\(.)|['"]/gs, "$1");
+}
+
+/** A word as bash expands it with every variable unset and every substitution printing nothing. */
 function emptied(word: Word): string {
-  return replaceExpansions(word, { substitution: () => "", variable: () => "" });
+  return replaceExpansions(word, { substitution: () => "", variable: unsetValue });
 }
 
 function subRefs(word: Word): number[] {
