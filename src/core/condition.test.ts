@@ -572,6 +572,12 @@ describe("shell operators", () => {
     expect(text("cat .e${X}n{v,}", "(^| )\\.env( |$)")).toBe(true);
     expect(text("cat '.e$Xnv'", "(^| )\\.env( |$)")).toBe(false);
     expect(text("echo {1..2000}", "^echo")).toBe("unknown");
+    // …and with quotes and backslashes removed again, as xargs reads words from its input.
+    expect(text(`echo '.e""nv' | xargs cat`, "(^| )\\.env( |$)")).toBe(true);
+    expect(text("echo .e\\\\nv", "(^| )\\.env( |$)")).toBe(true);
+    // The words of the line that are no command's arguments are read too (shell.ts: WORD_FORMS).
+    expect(text('cat < .e""nv', "(^| )\\.env( |$)")).toBe(true);
+    expect(text("for f in .e{n,}v; do cat $f; done", "(^| )\\.env( |$)")).toBe(true);
     // Read as an allow reads it, the expanded text must pass too.
     expect(
       tri(

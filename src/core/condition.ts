@@ -52,6 +52,7 @@ import {
   shellPipes,
   textReadings,
   type UrlParts,
+  WORD_FORMS,
   WRITE_FORMS,
 } from "./canonical/index.js";
 import type { Canonical } from "./canonical/types.js";
@@ -852,15 +853,25 @@ function projectPath(path: string, part: ValuePart | undefined): string {
 /** Words a command's text may expand its braces to, at most: `{1..1000}` reads; past it, unknown. */
 const MAX_BRACE_TEXT_WORDS = 1024;
 
+/** What a reader of words that removes quotes and backslashes again (xargs, `read`, eval) takes out. */
+const REQUOTED = /["'\\]/;
+const REQUOTED_ALL = new RegExp(REQUOTED.source, "g");
+
 /**
  * A command's text for the text operators: as written; with every variable and substitution expanded to
- * nothing, when it has one (`cat .e$()nv` is `cat .env`: ShellCommand.emptiedArgs); and each of those
- * with every brace expanded as bash does (`cat .e{n,}v` is `cat .env .ev`), so a name cannot hide in
- * either. A brace that expands past MAX_BRACE_TEXT_WORDS words, or a word too long to expand, is unknown.
+ * nothing, when it has one (`cat .e$()nv` is `cat .env`: ShellCommand.emptiedArgs); each of those with
+ * its quotes and backslashes removed, as xargs reads words from its input (`echo '.e""nv' | xargs cat`
+ * is `cat .env`); and each of these with every brace expanded as bash does (`cat .e{n,}v` is
+ * `cat .env .ev`), so a name cannot hide in any of them. A brace that expands past MAX_BRACE_TEXT_WORDS
+ * words, or a word too long to expand, is unknown.
  */
 function commandTextUnit(cmd: ShellCommand): Unit {
   const readings: string[] = [];
-  for (const args of cmd.emptiedArgs ? [cmd.args, cmd.emptiedArgs] : [cmd.args]) {
+  const expanded = cmd.emptiedArgs ? [cmd.args, cmd.emptiedArgs] : [cmd.args];
+  const requoted = expanded
+    .filter((args) => args.some((a) => REQUOTED.test(a)))
+    .map((args) => args.map((a) => a.replace(REQUOTED_ALL, "")));
+  for (const args of [...expanded, ...requoted]) {
     const text = [cmd.program, ...args].join(" ");
     readings.push(text);
     if (!text.includes("{")) continue;
@@ -1068,8 +1079,9 @@ function wantedFlags(c: Comparison, value: InvokesValue, program: string): strin
 const DATA_PROGRAMS = new Set([
   ...["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "which", "type", "whereis", "whatis"],
   ...["apropos", "cat", "head", "tail", "wc", "ls", "stat", "file", "basename", "dirname", "test", "["],
-  // a redirection's form (shell.ts): its one argument is the file it writes
+  // the forms of redirections, assignments and loop words (shell.ts): their arguments are files or data
   ...WRITE_FORMS,
+  ...WORD_FORMS,
 ]);
 /**
  * Shell builtins a rule may name (`source`, `.`, `eval`): a program that runs its arguments executes a

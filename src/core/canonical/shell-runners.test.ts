@@ -112,7 +112,8 @@ describe("embeddedRuns", () => {
 describe("the shell analysis with embedded commands", () => {
   it("sees the programs these commands run", () => {
     expect(programs("git -c core.pager='rm -rf /srv' log")).toEqual(["git", "rm"]);
-    expect(programs("GIT_SSH_COMMAND='rm -rf /srv' git fetch")).toEqual(["git", "rm"]);
+    // `=`: the assignment's form (its value is also read as the command git runs)
+    expect(programs("GIT_SSH_COMMAND='rm -rf /srv' git fetch")).toEqual(["=", "git", "rm"]);
     expect(programs("export EDITOR='rm -rf /srv'; git commit")).toEqual(["export", "git", "rm"]);
     expect(programs("env PAGER='rm -rf /srv' man ls")).toEqual(["env", "man", "rm"]);
     expect(programs("parallel rm -rf ::: /srv")).toEqual(["parallel", "rm"]);

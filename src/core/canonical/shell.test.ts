@@ -214,13 +214,42 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
   it("reads each redirection that writes a file as a form of its own", () => {
     const of = (command: string) => forms(command).map((f) => f.raw);
     expect(of("> /etc/passwd")).toEqual(["> /etc/passwd"]);
-    expect(of("X=1 >> ~/.bashrc")).toEqual([">> ~/.bashrc"]);
+    expect(of("X=1 >> ~/.bashrc")).toEqual([">> ~/.bashrc", "= X=1"]);
     expect(of("ls > out.txt 2>&1")).toEqual(["> out.txt", "ls"]);
     expect(of("ls &> log; ls <> dev")).toEqual(["> log", "ls", "<> dev", "ls"]);
     expect(of("{ ls; } >| f")).toEqual(["ls", "> f"]);
     expect(of("sudo ls > f")).toEqual(["> f", "sudo ls", "ls"]);
-    // descriptors, the terminal and /dev/null keep nothing; input is not a write
-    expect(of("ls >&2 2>/dev/null > /dev/stdout < in")).toEqual(["ls"]);
+    // descriptors, the terminal and /dev/null keep nothing; input is read, not written (`<`)
+    expect(of("ls >&2 2>/dev/null > /dev/stdout < in")).toEqual(["< in", "ls"]);
+  });
+
+  it("reads the words that are no command's arguments as forms: what is read, assigned or looped over", () => {
+    const of = (command: string) => forms(command).map((f) => f.raw);
+    // A redirection's source, however it is spelled; a duplicated or closed descriptor is no file.
+    expect(of('cat < .e""nv')).toEqual(["< .env", "cat"]);
+    expect(of("cat 0<.env <&3 <&-")).toEqual(["< .env", "cat"]);
+    expect(of("< in sort > out")).toEqual(["< in", "> out", "sort"]);
+    expect(of("while read l; do echo $l; done < list")).toEqual(["read l", "echo $l", "< list"]);
+    expect(of("grep -c x <<< 'a b'")).toEqual(["<<< a b", "grep -c x"]);
+    // `$(< f)` is bash's way of reading a file: the substitution is a line of one redirection.
+    expect(of('echo "$(< .env)"')).toEqual(["echo $(< .env)", "< .env"]);
+    // Assignments, alone or before a command; a wrapper's own are its arguments.
+    expect(of("f=.e''nv; cat $f")).toEqual(["= f=.env", "cat $f"]);
+    expect(of("A=1 B=2 make")).toEqual(["= A=1 B=2", "make"]);
+    expect(of("env A=1 make")).toEqual(["env A=1 make", "make"]);
+    // A loop's words; none for `for x; do` (it loops over "$@") or an arithmetic `for`.
+    expect(of("for f in a .e''nv; do cat $f; done")).toEqual(["for a .env", "cat $f"]);
+    expect(of("select f in a b; do echo $f; done")).toEqual(["for a b", "echo $f"]);
+    expect(of("for f; do echo $f; done")).toEqual(["echo $f"]);
+    expect(of("for ((i=0; i<3; i++)); do echo $i; done")).toEqual(["echo $i"]);
+  });
+
+  it("reads a form's words with every expansion empty, as a command's", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates
+    const loop = forms("for f in .e$()nv .e${X}nv; do cat $f; done")[0];
+    expect(loop?.program).toBe("for");
+    expect(loop?.emptiedArgs).toEqual([".env", ".env"]);
+    expect(forms("cat < .e$()nv")[0]?.emptiedArgs).toEqual([".env"]);
   });
 
   it("reads grep's -d recurse, in every spelling, as -r", () => {

@@ -10,7 +10,9 @@
  * in the program position, an unterminated quote, an executed here-doc, `eval` or `sh -c` of something
  * computed, a shell reading its script from another program (`curl x | sh`: the flow is reported by
  * `shellPipes`), nesting or size past a bound — is undetermined and fails closed. Flags that a variable,
- * a pattern or `xargs` input could add are marked (`unknownFlags`) rather than guessed.
+ * a pattern or `xargs` input could add are marked (`unknownFlags`) rather than guessed. The words of a
+ * line that are no command's arguments are forms too (WRITE_FORMS, WORD_FORMS: the file a redirection
+ * writes or reads, a here-string, an assignment, a loop's words), so a name cannot hide in them.
  *
  * Not modelled (a policy must treat these programs as running arbitrary code): interpreters' inline
  * code (`python -c`, `perl -e`, `awk 'BEGIN{system(…)}'`, `git -c alias.x='!…'`), files written then
@@ -1036,6 +1038,22 @@ const WRITE_REDIRECTS = new Map([
 /** The programs of the redirection forms: a rule may read them, and they run nothing. */
 export const WRITE_FORMS: ReadonlySet<string> = new Set(WRITE_REDIRECTS.values());
 
+/**
+ * The forms of the words of a line that are no command's arguments, each word an argument of its form,
+ * so that a rule reading the line reads every name in it: `<` a file a redirection opens for reading
+ * (`cat < f`, `0< f`, `<&f`), `<<<` a here-string, `=` an assignment (`f=.env; cat $f`, `X=v cmd`) and
+ * `for` the words a `for` or `select` loop gives its variable. They run nothing.
+ */
+export const WORD_FORMS: ReadonlySet<string> = new Set(["<", "<<<", "=", "for"]);
+/** Every form that stands for part of a line rather than a program it runs. */
+const FORMS: ReadonlySet<string> = new Set([...WRITE_FORMS, ...WORD_FORMS]);
+/** The redirections that read a file or a word, by their form. */
+const READ_REDIRECTS = new Map([
+  ["<", "<"],
+  ["<&", "<"],
+  ["<<<", "<<<"],
+]);
+
 /** Recursive-descent reader over one level's tokens. */
 class Reader {
   pos = 0;
@@ -1206,7 +1224,10 @@ class Reader {
     this.trailingRedirects();
   }
 
-  /** `for NAME in words;` or `for ((…));` — no commands run in the header (substitutions aside). */
+  /**
+   * `for NAME in words;` or `for ((…));` — no commands run in the header (substitutions aside). The words
+   * after `in` are the loop's form: the names its body reads through the variable.
+   */
   private skipForHeader(): void {
     if (isOpToken(this.peek(), "(")) {
       let depth = 0;
@@ -1217,16 +1238,21 @@ class Reader {
       } while (depth > 0 && this.pos < this.tokens.length);
       return;
     }
+    const header: Word[] = [];
     for (;;) {
       const t = this.peek();
-      if (t === undefined || isOpToken(t, ";", "&")) return;
-      if (wordOf(t)?.text === "do") return;
-      if ("op" in t) {
+      const word = wordOf(t);
+      if (t === undefined || isOpToken(t, ";", "&") || word?.text === "do") break;
+      if (!word) {
         this.abort("unexpected operator in a `for` header");
         return;
       }
+      header.push(word);
       this.pos += 1;
     }
+    // NAME, `in`, then the words (none: `for NAME; do`, which iterates over "$@").
+    const loopWords = header[1]?.text === "in" && !header[1].glob ? header.slice(2) : [];
+    if (loopWords.length > 0) this.form("for", loopWords);
   }
 
   /** `case WORD in [(]PATTERN[|PATTERN…]) LIST ;; … esac` — every branch's commands are forms. */
@@ -1289,7 +1315,7 @@ class Reader {
     const simple: Simple = { words: [], redirects: [] };
     while (isOpToken(this.peek()) && REDIRECTS.has((this.peek() as { op: string }).op)) this.redirect(simple);
     for (const r of simple.redirects) for (const n of subRefs(r.target)) this.subNodes(n); // forms only
-    this.writeForms(simple.redirects);
+    this.redirectionForms(simple.redirects);
   }
 
   /**
@@ -1303,7 +1329,7 @@ class Reader {
     if (seen.some((o) => XARGS_OTHER_INPUT.has(o))) return undefined;
     const stage = (this.pipedFrom ?? [])
       .map((id) => this.analysis.nodes[id])
-      .filter((node): node is Node => node !== undefined && !WRITE_FORMS.has(node.program));
+      .filter((node): node is Node => node !== undefined && !FORMS.has(node.program));
     const find = stage[0];
     if (stage.length !== 1 || find?.program !== "find" || find.unknownFlags) return undefined;
     if (!find.args.includes("-print0") || find.args.some((a) => FIND_TEXT_ACTIONS.has(a))) return undefined;
@@ -1318,25 +1344,32 @@ class Reader {
    * commands must allow the write too, and a line of redirections only (`> /etc/passwd`, `X=1 >> f`)
    * is not a line without forms.
    */
-  private writeForms(redirects: Simple["redirects"]): void {
+  private redirectionForms(redirects: Simple["redirects"]): void {
     for (const r of redirects) {
-      const form = WRITE_REDIRECTS.get(r.op);
-      // `>&2`, `>&-`: a descriptor duplicated or closed, not a file; the terminal and /dev/null keep nothing.
-      if (form === undefined || (r.op === ">&" && /^(\d+|-)$/.test(r.target.text))) continue;
-      if (UNKEPT_OUTPUTS.has(r.target.text)) continue;
-      if (this.analysis.nodes.length >= MAX_COMMANDS) {
-        this.abort(`more than ${MAX_COMMANDS} commands`);
-        return;
-      }
-      const id = this.analysis.nodes.length;
-      this.analysis.nodes.push({
-        id,
-        program: form,
-        args: [this.render(r.target)],
-        flags: [],
-        unknownFlags: false,
-      });
+      const written = WRITE_REDIRECTS.get(r.op);
+      const form = written ?? READ_REDIRECTS.get(r.op);
+      // `>&2`, `<&0`, `>&-`: a descriptor duplicated or closed, not a file.
+      if (form === undefined || (r.op.endsWith("&") && /^(\d+|-)$/.test(r.target.text))) continue;
+      // The terminal and /dev/null keep nothing written there.
+      if (written !== undefined && UNKEPT_OUTPUTS.has(r.target.text)) continue;
+      this.form(form, [r.target]);
     }
+  }
+
+  /** A form (WRITE_FORMS, WORD_FORMS): a node for part of the line, its words the arguments. */
+  private form(program: string, words: Word[]): void {
+    if (this.analysis.nodes.length >= MAX_COMMANDS) {
+      this.abort(`more than ${MAX_COMMANDS} commands`);
+      return;
+    }
+    this.analysis.nodes.push({
+      id: this.analysis.nodes.length,
+      program,
+      args: words.map((w) => this.render(w)),
+      flags: [],
+      unknownFlags: false,
+      ...(words.some(isDynamic) ? { emptiedArgs: words.map(emptied) } : {}),
+    });
   }
 
   private redirect(simple: Simple): void {
@@ -1433,10 +1466,14 @@ class Reader {
    */
   command(simple: Simple, wrapped: number): void {
     const { words, redirects } = simple;
-    // A wrapped command shares the redirections of the line that runs it: they are read there once.
-    if (wrapped === 0) this.writeForms(redirects);
     let i = 0;
     while (i < words.length && isAssignment(words[i] as Word)) i += 1;
+    // A wrapped command shares the redirections and assignments of the line that runs it: they are read
+    // there once (a wrapper's own words are its arguments).
+    if (wrapped === 0) {
+      this.redirectionForms(redirects);
+      if (i > 0) this.form("=", words.slice(0, i));
+    }
     for (let k = 0; k < i; k++) for (const n of subRefs(words[k] as Word)) this.subNodes(n);
     // `GIT_SSH_COMMAND='…' git fetch`, `PAGER='…'; man ls`: a value some program runs as a command.
     for (let k = 0; k < i; k++) this.runEmbedded(assignmentRuns({ word: words[k] as Word }));
