@@ -430,7 +430,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a secret's name given as a variable's alternate word or a nested default is still its name", async () => {
+  it("a secret's name given as a variable's alternate word or a nested default is still its name", async () => {
     await expectCases([
       // `${X:+w}` is w whenever X is set (HOME always is); a default may itself be a variable with a default.
       // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates

@@ -734,10 +734,28 @@ describe("emptiedArgs: the words with every expansion empty", () => {
     expect(emptiedOf("cat $(ls) README.md")).toEqual(["", "README.md"]);
   });
 
-  it("reads an unset variable as its default, quotes removed, and as nothing otherwise", () => {
+  it("reads a variable as the word it has for being unset or set, quotes removed, and as nothing otherwise", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates
-    const words = "cat ${X:-.env} .e${X-n}v ${X:='a b'} ${X:+zz} ${#X} ${X:?e} ${X#p} x${1:-\\y}";
-    expect(emptiedOf(words)).toEqual([".env", ".env", "a b", "", "", "", "", "xy"]);
+    const words = "cat ${X:-.env} .e${X-n}v ${X:='a b'} ${X:+zz} ${X+y} ${#X} ${X:?e} ${X#p} x${1:-\\y}";
+    expect(emptiedOf(words)).toEqual([".env", ".env", "a b", "zz", "y", "", "", "", "xy"]);
+  });
+
+  it("reads the parameters inside a default or alternate word the same way", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates
+    expect(emptiedOf("cat .e${X:-${Y:-n}}v .e${X:-$Y}nv ${X:-${Y:+'.env'}}")).toEqual([
+      ".env",
+      ".env",
+      ".env",
+    ]);
+  });
+
+  it("renders a default computed by a substitution as written, and reads the substitution as empty", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates
+    const [cat, echo] = forms("cat .e${X:-$(echo n)}v");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates
+    expect(cat?.args).toEqual([".e${X:-$(echo n)}v"]);
+    expect(cat?.emptiedArgs).toEqual([".ev"]);
+    expect(echo?.raw).toBe("echo n");
   });
 
   it("is absent where no word expands, and a quoted $ is a letter", () => {

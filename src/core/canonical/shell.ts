@@ -53,9 +53,10 @@ export interface ShellCommand {
    */
   appendedPaths?: string[];
   /**
-   * The arguments as bash expands them with every variable unset and every substitution printing
-   * nothing (`.e$()nv` is `.env`, `sha${X}dow` is `shadow`, `${X:-.env}` is `.env`): one of the words the
-   * line may run. Set only when some argument has a variable or a substitution.
+   * The arguments as bash expands them with every variable empty and every substitution printing
+   * nothing (`.e$()nv` is `.env`, `sha${X}dow` is `shadow`), a variable with a word for being unset or
+   * set read as that word (`${X:-.env}` and `${HOME:+.env}` are `.env`): one of the words the line may
+   * run. Set only when some argument has a variable or a substitution.
    */
   emptiedArgs?: string[];
 }
@@ -789,8 +790,14 @@ function isDynamic(word: Word): boolean {
   return word.text.includes("\u0000");
 }
 
-/** A word's expansion markers (see Word): a substitution, alone or braced, or a variable (its name). */
-const EXPANSION_MARKERS = /\$\{\u0000S(\d+)\}|\u0000S(\d+)\u0000|\u0000V([^\u0000]*)\u0000/g;
+/**
+ * A word's expansion markers (see Word): a substitution, alone or braced, or a variable (its name, which
+ * may hold a braced substitution's placeholder: `${X:-$(…)}`).
+ */
+const EXPANSION_MARKERS =
+  /\$\{\u0000S(\d+)\}|\u0000S(\d+)\u0000|\u0000V((?:[^\u0000$]|\$(?!\{\u0000)|\$\{\u0000S\d+\})*)\u0000/g;
+/** A substitution's placeholder inside a variable's name. */
+const SUB_IN_NAME = /\$\{\u0000S(\d+)\}/g;
 
 /** A word's text with each substitution and variable replaced by the text `replace` gives for it. */
 function replaceExpansions(
@@ -798,25 +805,44 @@ function replaceExpansions(
   replace: { substitution: (n: number) => string; variable: (name: string) => string },
 ): string {
   return word.text.replace(EXPANSION_MARKERS, (_, braced, bare, name) =>
-    name !== undefined ? replace.variable(name) : replace.substitution(Number(braced ?? bare)),
+    name !== undefined
+      ? replace.variable(name.replace(SUB_IN_NAME, (_: string, n: string) => replace.substitution(Number(n))))
+      : replace.substitution(Number(braced ?? bare)),
   );
 }
 
-/** A variable's `${name…}` that has a default bash expands to when it is unset: `X:-w`, `X-w`, `X:=w`, `X=w`. */
-const DEFAULT_VALUE = /^(?:[A-Za-z_]\w*|\d+|[@*#?$!-]):?[-=](.*)$/s;
+/**
+ * A variable's `${name…}` with a word bash expands to by whether it is set: its default when it is unset
+ * (`X:-w`, `X-w`, `X:=w`, `X=w`), its alternate when it is set (`X:+w`, `X+w`).
+ */
+const WORD_VALUE = /^(?:[A-Za-z_]\w*|\d+|[@*#?$!-]):?[-=+](.*)$/s;
+/** A parameter inside such a word: braced without braces inside (the innermost first), or bare. */
+const INNER_PARAMETER = /\$\{([^{}]*)\}|\$(?:[A-Za-z_]\w*|\d|[@*#?$!-])/g;
 
 /**
- * What a variable expands to when it is unset: its default, quotes removed (`${X:-'.env'}` is `.env`),
- * else nothing (`$X`, `${X:+w}`, `${X#p}`, `${X:?w}`, which runs nothing).
+ * One value a variable may expand to: the word it has for being unset or set, its own parameters read
+ * the same way (`${X:-${Y:-.env}}` and `${X:-$Y}` are what they are with Y unset) and quotes removed
+ * (`${X:-'.env'}` is `.env`); else nothing (`$X` unset, `${X#p}`, `${X:?w}`, which runs nothing). A word
+ * is read for each variable on its own, as set or unset, whichever gives a word: one of the values the
+ * line may have, which is all a reading of it needs.
  */
-function unsetValue(name: string): string {
-  const value = DEFAULT_VALUE.exec(name)?.[1];
-  return value === undefined ? "" : value.replace(/\\(.)|['"]/gs, "$1");
+function parameterWord(name: string): string {
+  const word = WORD_VALUE.exec(name)?.[1];
+  if (word === undefined) return "";
+  let value: string = word;
+  for (let depth = 0; depth < MAX_NESTING && value.includes("$"); depth++) {
+    const inner: string = value.replace(INNER_PARAMETER, (_, braced: string | undefined) =>
+      braced === undefined ? "" : parameterWord(braced),
+    );
+    if (inner === value) break;
+    value = inner;
+  }
+  return value.replace(/\\(.)|['"]/gs, "$1");
 }
 
-/** A word as bash expands it with every variable unset and every substitution printing nothing. */
+/** A word as bash may expand it: each variable empty or its word (parameterWord), each substitution empty. */
 function emptied(word: Word): string {
-  return replaceExpansions(word, { substitution: () => "", variable: unsetValue });
+  return replaceExpansions(word, { substitution: () => "", variable: parameterWord });
 }
 
 function subRefs(word: Word): number[] {
