@@ -402,6 +402,17 @@ describe("a rule's value read as the part it is compared with", () => {
     expect(ConditionSchema.safeParse({ ...domains, op: "in" }).success).toBe(true);
   });
 
+  it.fails("refuses a regex on a host or domain with letters the canonical (punycode) host never has", () => {
+    const problems = (value: string, part: "host" | "domain" = "host") =>
+      conditionProblems({ condition: { field: "args:url", op: "matches", part, value } });
+    expect(problems("(^|\\.)bücher\\.de$")).toEqual([expect.stringContaining('"xn--bcher-kva"')]);
+    expect(problems("^münchen\\.", "domain")).toEqual([expect.stringContaining('"xn--mnchen-3ya"')]);
+    expect(problems("(^|\\.)xn--bcher-kva\\.de$")).toEqual([]);
+    expect(problems("^[a-z]+\\.example$")).toEqual([]);
+    // The same pattern on the whole URL's text is read as written: no problem there.
+    expect(conditionProblems({ condition: { field: "args:url", op: "matches", value: "bücher" } })).toEqual([]);
+  });
+
   it("an allow of localhost allows it by either name, and no other loopback address", () => {
     const allow: Condition = { field: "args.url", op: "eq", part: "host", value: "localhost" };
     expect(tri(allow, url("http://localhost:3000/"), false).value).toBe(true);
