@@ -203,7 +203,9 @@ const HOST_TEXT_OPS = new Set<ComparisonOp>([
  * deny that silently never fires. Refused, with the spelling that works.
  */
 function hostTextProblems(c: Comparison): string[] {
-  if ((c.part !== "host" && c.part !== "domain") || !HOST_TEXT_OPS.has(c.op)) return [];
+  if (c.part !== "host" && c.part !== "domain") return [];
+  if (c.op === "matches") return hostPatternProblems(c);
+  if (!HOST_TEXT_OPS.has(c.op)) return [];
   const problems: string[] = [];
   for (const text of asList(c.value)) {
     if (typeof text !== "string") continue;
@@ -220,6 +222,21 @@ function hostTextProblems(c: Comparison): string[] {
   }
   return problems;
 }
+/**
+ * A `matches` regex on a host or domain reads the same canonical text, so a letter outside ASCII in the
+ * pattern never matches either. Refused, with the punycode of each label that has one.
+ */
+function hostPatternProblems(c: Comparison): string[] {
+  if (typeof c.value !== "string" || !/[^\x00-\x7f]/.test(c.value)) return [];
+  const labels = [...new Set(c.value.match(/[\p{L}\p{N}-]*[^\x00-\x7f][\p{L}\p{N}-]*/gu) ?? [])];
+  const spelled = labels.map(
+    (label) => `${JSON.stringify(label)} as ${JSON.stringify(domainToASCII(label.toLowerCase()) || label)}`,
+  );
+  return [
+    `part "${c.part}" is compared in its canonical text (punycode, lower case), so a regex with letters outside ASCII never matches: write ${spelled.join(", ")}`,
+  ];
+}
+
 const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
   invokes: "{ program: string | string[], flags?: string[], outside?: roots, operandMatches?: globs }",
   pipesInto: "{ from: string[], to: string[] }",
