@@ -410,7 +410,9 @@ describe("a rule's value read as the part it is compared with", () => {
     expect(problems("(^|\\.)xn--bcher-kva\\.de$")).toEqual([]);
     expect(problems("^[a-z]+\\.example$")).toEqual([]);
     // The same pattern on the whole URL's text is read as written: no problem there.
-    expect(conditionProblems({ condition: { field: "args:url", op: "matches", value: "bücher" } })).toEqual([]);
+    expect(conditionProblems({ condition: { field: "args:url", op: "matches", value: "bücher" } })).toEqual(
+      [],
+    );
   });
 
   it("an allow of localhost allows it by either name, and no other loopback address", () => {
@@ -719,6 +721,46 @@ describe("shell operators", () => {
     expect(inWork("cd sub && fakeroot rm -rf build")).toBe(false);
     expect(inWork("fakeroot rm -rf /srv")).toBe("unknown");
     expect(inWork("cd / && fakeroot rm -rf srv")).toBe("unknown");
+  });
+
+  it("optionPaths reads those options' values, in every spelling, instead of the operands", () => {
+    const writes = (program: string, optionPaths: string[]) =>
+      ({
+        field: "args.command",
+        op: "invokes",
+        value: { program, outside: [{ context: "cwd" }, "/tmp"], optionPaths },
+      }) as Comparison;
+    const curl = writes("curl", ["-o", "--output"]);
+    const at = (c: Comparison, command: string) =>
+      tri(c, { args: { command }, context: { cwd: "/work" } }).value;
+    for (const command of [
+      "curl -o /etc/x https://a.test/",
+      "curl -o/etc/x https://a.test/",
+      "curl -sSLo /etc/x https://a.test/",
+      "curl -sLo/etc/x https://a.test/",
+      "curl https://a.test/ --output /etc/x",
+      "curl https://a.test/ --output=/etc/x",
+      "curl https://a.test/ --out=/etc/x",
+      "curl -o out.html -o /tmp/../etc/x https://a.test/ https://b.test/",
+    ]) {
+      expect(at(curl, command), command).toBe(true);
+    }
+    // Operands are not read (the URL, a path after `--`), nor a value that stays inside.
+    expect(at(curl, "curl -o out.html https://a.test/ /etc/x")).toBe(false);
+    expect(at(curl, "curl -o /tmp/x.tgz https://a.test/")).toBe(false);
+    expect(at(curl, "curl https://a.test/ -- -o /etc/x")).toBe(false);
+    // A value that cannot be placed, or one the line appends, is unknown.
+    expect(at(curl, "curl -o ~/x https://a.test/")).toBe("unknown");
+    expect(at(curl, "echo u | xargs curl -o")).toBe("unknown");
+    // An option written `of=` is a word that begins so (dd).
+    const dd = writes("dd", ["of="]);
+    expect(at(dd, "dd if=/dev/zero of=/etc/hosts bs=1")).toBe(true);
+    expect(at(dd, "dd if=/etc/hosts of=copy bs=1")).toBe(false);
+    // An option is spelled with its dashes, and is read by outside or operandMatches.
+    expect(ConditionSchema.safeParse(writes("curl", ["o"])).success).toBe(false);
+    expect(ConditionSchema.safeParse(writes("curl", ["---o"])).success).toBe(false);
+    const alone = { field: "args.command", op: "invokes", value: { program: "curl", optionPaths: ["-o"] } };
+    expect(ConditionSchema.safeParse(alone).success).toBe(false);
   });
 
   it("an unparseable command is unknown", () => {

@@ -128,13 +128,16 @@ export type PathRoot = string | { context: string };
  * given, both must hold. Operands resolve against the caller's `context.cwd` and every directory a
  * `cd`/`pushd` of the line may have entered; one that cannot be read statically (a variable, `~`, words
  * `xargs` appends; for `outside` also a brace pattern or find's `{}`, a dot-glob that may match `..`)
- * makes the comparison unknown.
+ * makes the comparison unknown. With `optionPaths`, the values of those options are read instead of the
+ * operands (`curl -o FILE`, `tar -C DIR`, dd's `of=FILE`: `optionValues`).
  */
 export interface InvokesValue {
   program: string | string[];
   flags?: string[];
   outside?: PathRoot | PathRoot[];
   operandMatches?: string | string[];
+  /** Options whose value is a path: `-o` (short), `--output` (long), `of=` (a word that begins so). */
+  optionPaths?: string[];
 }
 /** `pipesInto`: some data flow from one of the `from` programs into one of the `to` programs ("*" = any). */
 export interface PipesIntoValue {
@@ -151,8 +154,22 @@ const InvokesValueSchema = z
     flags: z.array(z.string().min(1)).optional(),
     outside: PathRootsSchema.optional(),
     operandMatches: StringOrStrings.optional(),
+    optionPaths: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(-[^-\s=]|--[^-\s=][^\s=]*|[A-Za-z][\w-]*=)$/,
+            'an option spelled "-o", "--output" or "of="',
+          ),
+      )
+      .min(1)
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((v) => v.optionPaths === undefined || v.outside !== undefined || v.operandMatches !== undefined, {
+    message: "optionPaths is read by outside or operandMatches: give one of them",
+  });
 const PipesIntoValueSchema = z
   .object({ from: z.array(z.string().min(1)).min(1), to: z.array(z.string().min(1)).min(1) })
   .strict();
@@ -238,7 +255,8 @@ function hostPatternProblems(c: Comparison): string[] {
 }
 
 const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
-  invokes: "{ program: string | string[], flags?: string[], outside?: roots, operandMatches?: globs }",
+  invokes:
+    "{ program: string | string[], flags?: string[], outside?: roots, operandMatches?: globs, optionPaths?: options }",
   pipesInto: "{ from: string[], to: string[] }",
   pathWithin: 'a root or a list of roots (a root is a path or { "context": "cwd" })',
   pathMatches: "a glob or a list of globs",
@@ -1335,6 +1353,53 @@ function operandWords(operand: string): { word: string; literal: boolean }[] {
   return [{ word: operand, literal: true }, ...expanded.map((word) => ({ word, literal: false }))];
 }
 
+/**
+ * The values of `options` (InvokesValue.optionPaths) among `args`, in every spelling a getopt parser
+ * reads: `-o v`, `-ov`, in a short cluster (`-sSo v`, `-sov`), `--output v`, `--output=v`, a prefix of
+ * the long name (`--out=v`); and the rest of a word that begins with an option written `of=`. Read wide:
+ * a cluster's letter may be another option's value (`-Ho`), and a word read as a path that is none only
+ * refuses more. An option that is the last word has its value in words the line appends (`xargs`),
+ * which is unknown.
+ */
+function optionValues(o: {
+  cmd: ShellCommand;
+  options: readonly string[];
+}): { values: string[] } | { unknown: string } {
+  const { args } = o.cmd;
+  const shorts = o.options.filter((x) => /^-[^-]$/.test(x)).map((x) => x.slice(1));
+  const longs = o.options.filter((x) => x.startsWith("--")).map((x) => x.slice(2));
+  const prefixes = o.options.filter((x) => x.endsWith("="));
+  const values: string[] = [];
+  let last = false;
+  const next = (i: number) => {
+    if (i + 1 < args.length) values.push(args[i + 1] as string);
+    else last = true;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (word === "--") break;
+    const prefix = prefixes.find((p) => word.startsWith(p));
+    if (prefix !== undefined) values.push(word.slice(prefix.length));
+    else if (word.startsWith("--")) {
+      const eq = word.indexOf("=");
+      const name = word.slice(2, eq === -1 ? undefined : eq);
+      if (name === "" || !longs.some((long) => long.startsWith(name))) continue;
+      if (eq === -1) next(i);
+      else values.push(word.slice(eq + 1));
+    } else if (word.startsWith("-") && word.length > 1) {
+      for (const letter of shorts) {
+        const at = word.indexOf(letter, 1);
+        if (at === -1) continue;
+        if (at === word.length - 1) next(i);
+        else values.push(word.slice(at + 1));
+      }
+    }
+  }
+  if (last && (o.cmd.appendedPaths || o.cmd.unknownFlags))
+    return { unknown: `\`${o.cmd.raw}\`: an option's value is a word the line appends` };
+  return { values };
+}
+
 /** An `invokes` comparison's conditions on the operands of a command it matched (none: true); all must hold. */
 function operandConditions(o: {
   value: InvokesValue;
@@ -1342,7 +1407,8 @@ function operandConditions(o: {
   commands: ShellCommand[];
   pf: PreparedFacts;
 }): boolean | { unknown: string } {
-  const { value, ...on } = o;
+  const { value, ...rest } = o;
+  const on = { ...rest, ...(value.optionPaths ? { optionPaths: value.optionPaths } : {}) };
   const results: (boolean | { unknown: string })[] = [];
   if (value.outside !== undefined) results.push(operandOutside({ ...on, value: value.outside }));
   if (value.operandMatches !== undefined)
@@ -1360,6 +1426,7 @@ function operandOutside(o: {
   cmd: ShellCommand;
   commands: ShellCommand[];
   pf: PreparedFacts;
+  optionPaths?: string[];
 }): boolean | { unknown: string } {
   const roots = resolveRoots(o.value, o.pf);
   if ("unknown" in roots) return roots;
@@ -1392,6 +1459,7 @@ function operandMatching(o: {
   cmd: ShellCommand;
   commands: ShellCommand[];
   pf: PreparedFacts;
+  optionPaths?: string[];
 }): boolean | { unknown: string } {
   const { globs, pf } = o;
   // A file system whose case handling the policy does not state is read both ways.
@@ -1437,6 +1505,8 @@ function someOperand(o: {
   cmd: ShellCommand;
   commands: ShellCommand[];
   pf: PreparedFacts;
+  /** Read these options' values (optionValues) instead of the operands. */
+  optionPaths?: string[];
   /** `operand` with braces that are letters (`literal`: the word as written, its braces quoted). */
   pattern: (operand: string, dir: string, literal: boolean) => false | { unknown: string } | undefined;
   hit: (path: string) => boolean;
@@ -1449,8 +1519,10 @@ function someOperand(o: {
     return { unknown: `\`${cmd.raw}\`: its operands may come from input or a variable` };
   const dirs = workingDirs(o.commands, pf);
   if ("unknown" in dirs) return dirs;
+  const read = o.optionPaths ? optionValues({ cmd, options: o.optionPaths }) : { values: operands(cmd) };
+  if ("unknown" in read) return read;
   let unknown: string | undefined;
-  for (const { word: operand, literal } of operands(cmd).flatMap(operandWords)) {
+  for (const { word: operand, literal } of read.values.flatMap(operandWords)) {
     for (const dir of dirs.dirs) {
       const pattern = o.pattern(operand, dir, literal);
       if (pattern !== undefined) {
