@@ -264,7 +264,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a file outside the workspace removed, downloaded over or unpacked into asks, as other writes there do", async () => {
+  it("a file outside the workspace removed, downloaded over or unpacked into asks, as other writes there do", async () => {
     await expectCases([
       bash("rm /etc/hosts", "ask"),
       bash("rm -f ../other-project/src/index.ts", "ask"),
