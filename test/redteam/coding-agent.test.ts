@@ -577,7 +577,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a secret's name in a here-document xargs reads, quotes and all, is still its name", async () => {
+  it("a secret's name in a here-document xargs reads, quotes and all, is still its name", async () => {
     await expectCases([
       bash("xargs cat <<'E'\n.e\"\"nv\nE", "deny"),
       bash("xargs cat <<E\n/etc/sha''dow\nE", "deny"),

@@ -244,6 +244,14 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(of("for ((i=0; i<3; i++)); do echo $i; done")).toEqual(["echo $i"]);
   });
 
+  it("reads a here-document's body as a here-string where the line runs xargs, which reads it as words", () => {
+    const of = (command: string) => forms(command).map((f) => [f.program, ...f.args]);
+    expect(of("xargs cat <<'E'\n.e\"\"nv\nE")).toEqual([["xargs", "cat"], ["cat"], ["<<<", '.e""nv\n']]);
+    expect(of("cat <<E | xargs rm\na b\nE")).toEqual([["cat"], ["xargs", "rm"], ["rm"], ["<<<", "a b\n"]]);
+    // No xargs: the body is data only the raw text shows.
+    expect(of("cat > notes.md <<'E'\n.e\"\"nv\nE")).toEqual([[">", "notes.md"], ["cat"]]);
+  });
+
   it("reads a form's words with every expansion empty, as a command's", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameters, not templates
     const loop = forms("for f in .e$()nv .e${X}nv; do cat $f; done")[0];

@@ -759,7 +759,11 @@ function readHeredocs(
       cur.pos = nl < 0 ? src.length : nl + 1;
     }
     const text = src.slice(start, end);
-    if (doc.quoted) continue; // a quoted delimiter: the body is literal data, nothing runs
+    // A quoted delimiter: the body is literal data, nothing runs in it (kept for Analysis.heredocs).
+    if (doc.quoted) {
+      result.push({ slot: doc.slot, body: { text: "", subs: [] }, source: text });
+      continue;
+    }
     const subs: Substitution[] = [];
     const scanned = scanDouble({ src: text, pos: 0, budget: cur.budget }, depth, subs, null);
     if (failed(scanned)) return scanned;
@@ -901,6 +905,8 @@ interface Analysis {
   nodes: Node[];
   edges: Map<number, Set<number>>;
   problems: Problem[];
+  /** The here-documents' bodies as written: the words of the line's `xargs` (closeHeredocs). */
+  heredocs: string[];
 }
 
 /** One tokenised level (the top line, or one substitution or script body) and its substitutions' nodes. */
@@ -936,7 +942,7 @@ function analyse(command: unknown): Analysis {
 }
 
 function analyseUncached(command: unknown): Analysis {
-  const analysis: Analysis = { nodes: [], edges: new Map(), problems: [] };
+  const analysis: Analysis = { nodes: [], edges: new Map(), problems: [], heredocs: [] };
   if (typeof command !== "string") {
     analysis.problems.push({ reason: "the command is not a string" });
     return analysis;
@@ -946,7 +952,30 @@ function analyseUncached(command: unknown): Analysis {
     return analysis;
   }
   parseScript(analysis, command, 0, { subs: MAX_SUBSTITUTIONS, chars: MAX_SCANNED });
+  heredocForms(analysis);
   return analysis;
+}
+
+/**
+ * A line that runs `xargs` may feed it a here-document (`xargs cat <<E`, `cat <<E | xargs cat`): xargs
+ * reads the body as words, removing quotes and backslashes, so each body is then a `<<<` form of its own
+ * (its words data, read like a here-string's). Elsewhere a body is data that only the raw text shows.
+ */
+function heredocForms(analysis: Analysis): void {
+  if (analysis.heredocs.length === 0 || !analysis.nodes.some((node) => node.program === "xargs")) return;
+  for (const body of analysis.heredocs) {
+    if (analysis.nodes.length >= MAX_COMMANDS) {
+      analysis.problems.push({ reason: `more than ${MAX_COMMANDS} commands` });
+      return;
+    }
+    analysis.nodes.push({
+      id: analysis.nodes.length,
+      program: "<<<",
+      args: [body],
+      flags: [],
+      unknownFlags: false,
+    });
+  }
 }
 
 /** Parses a whole script text at `depth`; returns the ids of every node it created. */
@@ -1372,6 +1401,7 @@ class Reader {
    */
   private redirectionForms(redirects: Simple["redirects"]): void {
     for (const r of redirects) {
+      if (r.op === "<<" || r.op === "<<-") this.noteHeredoc(r.target);
       const written = WRITE_REDIRECTS.get(r.op);
       const form = written ?? READ_REDIRECTS.get(r.op);
       // `>&2`, `<&0`, `>&-`: a descriptor duplicated or closed, not a file.
@@ -1379,6 +1409,14 @@ class Reader {
       // The terminal and /dev/null keep nothing written there.
       if (written !== undefined && UNKEPT_OUTPUTS.has(r.target.text)) continue;
       this.form(form, [r.target]);
+    }
+  }
+
+  /** Keeps the body of the here-document a `<<` target holds (Analysis.heredocs). */
+  private noteHeredoc(target: Word): void {
+    for (const n of subRefs(target)) {
+      const sub = this.level.scanned.subs[n];
+      if (sub?.kind === "heredoc") this.analysis.heredocs.push(sub.source);
     }
   }
 
