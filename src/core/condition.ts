@@ -43,6 +43,7 @@ import {
   joinedTexts,
   listReadings,
   numberReadings,
+  optionArgument,
   parseShellCommand,
   pathMatches,
   pathMayMatchBelow,
@@ -902,11 +903,11 @@ const REQUOTED_ALL = new RegExp(REQUOTED.source, "g");
  */
 function commandTextUnit(cmd: ShellCommand): Unit {
   const readings: string[] = [];
-  const expanded = cmd.emptiedArgs ? [cmd.args, cmd.emptiedArgs] : [cmd.args];
-  const requoted = expanded
+  const asExpanded = cmd.emptiedArgs ? [cmd.args, cmd.emptiedArgs] : [cmd.args];
+  const requoted = asExpanded
     .filter((args) => args.some((a) => REQUOTED.test(a)))
     .map((args) => args.map((a) => a.replace(REQUOTED_ALL, "")));
-  for (const args of [...expanded, ...requoted]) {
+  for (const args of [...asExpanded, ...requoted]) {
     const text = [cmd.program, ...args].join(" ");
     readings.push(text);
     if (!text.includes("{")) continue;
@@ -1366,38 +1367,25 @@ function optionValues(o: {
   options: readonly string[];
 }): { values: string[] } | { unknown: string } {
   const { args } = o.cmd;
-  const shorts = o.options.filter((x) => /^-[^-]$/.test(x)).map((x) => x.slice(1));
-  const longs = o.options.filter((x) => x.startsWith("--")).map((x) => x.slice(2));
-  const prefixes = o.options.filter((x) => x.endsWith("="));
-  const values: string[] = [];
+  const values = new Set<string>();
   let last = false;
-  const next = (i: number) => {
-    if (i + 1 < args.length) values.push(args[i + 1] as string);
-    else last = true;
-  };
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
     if (word === "--") break;
-    const prefix = prefixes.find((p) => word.startsWith(p));
-    if (prefix !== undefined) values.push(word.slice(prefix.length));
-    else if (word.startsWith("--")) {
-      const eq = word.indexOf("=");
-      const name = word.slice(2, eq === -1 ? undefined : eq);
-      if (name === "" || !longs.some((long) => long.startsWith(name))) continue;
-      if (eq === -1) next(i);
-      else values.push(word.slice(eq + 1));
-    } else if (word.startsWith("-") && word.length > 1) {
-      for (const letter of shorts) {
-        const at = word.indexOf(letter, 1);
-        if (at === -1) continue;
-        if (at === word.length - 1) next(i);
-        else values.push(word.slice(at + 1));
-      }
+    for (const option of o.options) {
+      const spelled = option.startsWith("--") ? { long: option.slice(2) } : { short: option.slice(1) };
+      const got = option.endsWith("=")
+        ? word.startsWith(option)
+          ? { value: word.slice(option.length) }
+          : undefined
+        : optionArgument({ text: word, next: args[i + 1], ...spelled });
+      if (got?.value !== undefined) values.add(got.value);
+      else if (got) last = true;
     }
   }
   if (last && (o.cmd.appendedPaths || o.cmd.unknownFlags))
     return { unknown: `\`${o.cmd.raw}\`: an option's value is a word the line appends` };
-  return { values };
+  return { values: [...values] };
 }
 
 /** An `invokes` comparison's conditions on the operands of a command it matched (none: true); all must hold. */

@@ -4,6 +4,7 @@ import {
   braceExpansions,
   canonicalFlag,
   MAX_COMMAND_LENGTH,
+  optionArgument,
   parseShellCommand,
   type ShellCommand,
   shellPipes,
@@ -258,6 +259,19 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(loop?.program).toBe("for");
     expect(loop?.emptiedArgs).toEqual([".env", ".env"]);
     expect(forms("cat < .e$()nv")[0]?.emptiedArgs).toEqual([".env"]);
+  });
+
+  it("optionArgument reads an option's value in every getopt spelling", () => {
+    const o = (text: string, next?: string) => optionArgument({ text, next, short: "o", long: "output" });
+    expect(o("-o", "f")).toEqual({ value: "f" });
+    expect(o("-of")).toEqual({ value: "f" });
+    expect(o("-sSo", "f")).toEqual({ value: "f" });
+    expect(o("--output", "f")).toEqual({ value: "f" });
+    expect(o("--output=a=b")).toEqual({ value: "a=b" });
+    expect(o("--out=f")).toEqual({ value: "f" });
+    expect(o("-o")).toEqual({ value: undefined });
+    for (const other of ["-s", "--silent", "--outputs=f", "--", "f", "-"])
+      expect(o(other, "f")).toBeUndefined();
   });
 
   it("reads grep's -d recurse, in every spelling, as -r", () => {

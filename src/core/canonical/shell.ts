@@ -171,23 +171,40 @@ const VALUED_FLAGS = new Map<string, readonly ValuedFlag[]>(
   Object.entries({ grep: GREP_VALUED, egrep: GREP_VALUED, fgrep: GREP_VALUED }),
 );
 
+/**
+ * The value an option spelled `-short` or `--long` takes in `text` (with `next`, the word after it), as
+ * getopt reads it: `--long=v`, `--long v`, a prefix of the long name (`--out=v`); `-sv`, `-s v`, or its
+ * letter in a short cluster (`-xsv`, `-xs v`), taking the rest of the word or, when last, the next word.
+ * Undefined when `text` is not the option; `{ value: undefined }` when its value would be a word after
+ * the last one.
+ */
+export function optionArgument(o: {
+  text: string;
+  next: string | undefined;
+  short?: string;
+  long?: string;
+}): { value: string | undefined } | undefined {
+  const { text, next } = o;
+  if (text.startsWith("--")) {
+    const eq = text.indexOf("=");
+    const name = text.slice(2, eq === -1 ? undefined : eq);
+    if (o.long === undefined || name === "" || !o.long.startsWith(name)) return undefined;
+    return { value: eq === -1 ? next : text.slice(eq + 1) };
+  }
+  if (o.short === undefined || !text.startsWith("-")) return undefined;
+  const at = text.indexOf(o.short, 1);
+  if (at === -1) return undefined;
+  return { value: at === text.length - 1 ? next : text.slice(at + 1) };
+}
+
 /** The canonical flags that `text` (with `next`, the word after it) gives through a valued option. */
 function valuedFlags(program: string, text: string, next: string | undefined): string[] {
   const valued = VALUED_FLAGS.get(program);
   if (!valued) return [];
-  const means = (spec: ValuedFlag, value: string | undefined) =>
-    value !== undefined && value.length >= 3 && spec.value.startsWith(value) ? [spec.flag] : [];
   return valued.flatMap((spec) => {
-    if (text.startsWith("--")) {
-      const [name = "", inline] = text.slice(2).split("=", 2);
-      if (name.length < 2 || !spec.long.startsWith(name)) return [];
-      return means(spec, inline ?? next);
-    }
-    // In a short cluster the letter takes the rest of the word, or the next word when it is last.
-    if (!text.startsWith("-")) return [];
-    const at = text.indexOf(spec.short, 1);
-    if (at === -1) return [];
-    return means(spec, at === text.length - 1 ? next : text.slice(at + 1));
+    // The value up to a second `=` is read too (`--directories=rec=x`), as this reading always has.
+    const value = optionArgument({ text, next, short: spec.short, long: spec.long })?.value?.split("=", 1)[0];
+    return value !== undefined && value.length >= 3 && spec.value.startsWith(value) ? [spec.flag] : [];
   });
 }
 
@@ -905,7 +922,7 @@ interface Analysis {
   nodes: Node[];
   edges: Map<number, Set<number>>;
   problems: Problem[];
-  /** The here-documents' bodies as written: the words of the line's `xargs` (closeHeredocs). */
+  /** The here-documents' bodies as written: the words of the line's `xargs` (heredocForms). */
   heredocs: string[];
 }
 
@@ -964,18 +981,21 @@ function analyseUncached(command: unknown): Analysis {
 function heredocForms(analysis: Analysis): void {
   if (analysis.heredocs.length === 0 || !analysis.nodes.some((node) => node.program === "xargs")) return;
   for (const body of analysis.heredocs) {
-    if (analysis.nodes.length >= MAX_COMMANDS) {
+    if (!addForm(analysis, { program: "<<<", args: [body] })) {
       analysis.problems.push({ reason: `more than ${MAX_COMMANDS} commands` });
       return;
     }
-    analysis.nodes.push({
-      id: analysis.nodes.length,
-      program: "<<<",
-      args: [body],
-      flags: [],
-      unknownFlags: false,
-    });
   }
+}
+
+/** Adds a form's node (WRITE_FORMS, WORD_FORMS); false, and nothing added, past MAX_COMMANDS nodes. */
+function addForm(
+  analysis: Analysis,
+  form: { program: string; args: string[]; emptiedArgs?: string[] },
+): boolean {
+  if (analysis.nodes.length >= MAX_COMMANDS) return false;
+  analysis.nodes.push({ id: analysis.nodes.length, flags: [], unknownFlags: false, ...form });
+  return true;
 }
 
 /** Parses a whole script text at `depth`; returns the ids of every node it created. */
@@ -1394,10 +1414,11 @@ class Reader {
   }
 
   /**
-   * Each redirection that opens a file for writing, as a form of its own (program `>`, `>>` or `<>`, the
-   * target its one argument): the line writes that file whatever its command is, so an allow-list of
-   * commands must allow the write too, and a line of redirections only (`> /etc/passwd`, `X=1 >> f`)
-   * is not a line without forms.
+   * Each redirection that opens a file, as a form of its own, the target its one argument: a write
+   * (program `>`, `>>` or `<>`) or a read (`<`; a here-string `<<<`). The line opens that file whatever
+   * its command is, so an allow-list of commands must allow it too, and a line of redirections only
+   * (`> /etc/passwd`, `X=1 >> f`) is not a line without forms. A here-document's body is kept for
+   * heredocForms.
    */
   private redirectionForms(redirects: Simple["redirects"]): void {
     for (const r of redirects) {
@@ -1422,18 +1443,12 @@ class Reader {
 
   /** A form (WRITE_FORMS, WORD_FORMS): a node for part of the line, its words the arguments. */
   private form(program: string, words: Word[]): void {
-    if (this.analysis.nodes.length >= MAX_COMMANDS) {
-      this.abort(`more than ${MAX_COMMANDS} commands`);
-      return;
-    }
-    this.analysis.nodes.push({
-      id: this.analysis.nodes.length,
+    const added = addForm(this.analysis, {
       program,
       args: words.map((w) => this.render(w)),
-      flags: [],
-      unknownFlags: false,
       ...(words.some(isDynamic) ? { emptiedArgs: words.map(emptied) } : {}),
     });
+    if (!added) this.abort(`more than ${MAX_COMMANDS} commands`);
   }
 
   private redirect(simple: Simple): void {
