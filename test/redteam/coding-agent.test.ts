@@ -311,7 +311,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("git run on a repository outside the workspace, or creating one there, asks", async () => {
+  it("git run on a repository outside the workspace, or creating one there, asks", async () => {
     await expectCases([
       bash("git -C /home/dev/other checkout -- .", "ask"),
       bash("git -C ../other reset --soft HEAD~3", "ask"),
