@@ -756,9 +756,25 @@ describe("shell operators", () => {
     const dd = writes("dd", ["of="]);
     expect(at(dd, "dd if=/dev/zero of=/etc/hosts bs=1")).toBe(true);
     expect(at(dd, "dd if=/etc/hosts of=copy bs=1")).toBe(false);
+    // tar's old-style first word: its valued letters take the words after it, in order.
+    const tar = writes("tar", ["-f", "-C"]);
+    expect(at(tar, "tar czf /etc/x.tgz src")).toBe(true);
+    expect(at(tar, "tar cfz /etc/x.tgz src")).toBe(true);
+    expect(at(tar, "tar xzfC x.tgz /etc")).toBe(true);
+    expect(at(tar, "tar cbf 20 /etc/x.tar src")).toBe(true);
+    expect(at(tar, "tar czf x.tgz /etc")).toBe(false);
+    expect(at(tar, "tar cbf 20 x.tar /etc")).toBe(false);
+    expect(at(writes("ar", ["-f"]), "ar rcs /etc/lib.a x.o")).toBe(false);
+    // A single-dash name of several letters is that whole word (openssl's -out).
+    const openssl = writes("openssl", ["-out"]);
+    expect(at(openssl, "openssl genrsa -out /etc/key.pem 2048")).toBe(true);
+    expect(at(openssl, "openssl genrsa -out key.pem 2048")).toBe(false);
+    expect(at(openssl, "openssl genrsa -o /etc/key.pem -outform PEM")).toBe(false);
+    expect(at(openssl, "echo x | xargs openssl genrsa -out")).toBe("unknown");
     // An option is spelled with its dashes, and is read by outside or operandMatches.
     expect(ConditionSchema.safeParse(writes("curl", ["o"])).success).toBe(false);
     expect(ConditionSchema.safeParse(writes("curl", ["---o"])).success).toBe(false);
+    expect(ConditionSchema.safeParse(writes("openssl", ["-out"])).success).toBe(true);
     const alone = { field: "args.command", op: "invokes", value: { program: "curl", optionPaths: ["-o"] } };
     expect(ConditionSchema.safeParse(alone).success).toBe(false);
   });

@@ -43,6 +43,7 @@ import {
   joinedTexts,
   listReadings,
   numberReadings,
+  oldStyleOptionArgument,
   optionArgument,
   parseShellCommand,
   pathMatches,
@@ -137,7 +138,10 @@ export interface InvokesValue {
   flags?: string[];
   outside?: PathRoot | PathRoot[];
   operandMatches?: string | string[];
-  /** Options whose value is a path: `-o` (short), `--output` (long), `of=` (a word that begins so). */
+  /**
+   * Options whose value is a path: `-o` (short; also a letter of tar's old-style first word, `tar czf F`),
+   * `-out` (a single-dash name, openssl's), `--output` (long), `of=` (a word that begins so).
+   */
   optionPaths?: string[];
 }
 /** `pipesInto`: some data flow from one of the `from` programs into one of the `to` programs ("*" = any). */
@@ -160,8 +164,8 @@ const InvokesValueSchema = z
         z
           .string()
           .regex(
-            /^(-[^-\s=]|--[^-\s=][^\s=]*|[A-Za-z][\w-]*=)$/,
-            'an option spelled "-o", "--output" or "of="',
+            /^(-[^-\s=][^\s=]*|--[^-\s=][^\s=]*|[A-Za-z][\w-]*=)$/,
+            'an option spelled "-o", "-out", "--output" or "of="',
           ),
       )
       .min(1)
@@ -1357,7 +1361,8 @@ function operandWords(operand: string): { word: string; literal: boolean }[] {
 /**
  * The values of `options` (InvokesValue.optionPaths) among `args`, in every spelling a getopt parser
  * reads: `-o v`, `-ov`, in a short cluster (`-sSo v`, `-sov`), `--output v`, `--output=v`, a prefix of
- * the long name (`--out=v`); and the rest of a word that begins with an option written `of=`. Read wide:
+ * the long name (`--out=v`); a letter of tar's old-style first word (`tar czf v`); a single-dash name
+ * (`-out v`); and the rest of a word that begins with an option written `of=`. Read wide:
  * a cluster's letter may be another option's value (`-Ho`), and a word read as a path that is none only
  * refuses more. An option that is the last word has its value in words the line appends (`xargs`),
  * which is unknown.
@@ -1366,26 +1371,41 @@ function optionValues(o: {
   cmd: ShellCommand;
   options: readonly string[];
 }): { values: string[] } | { unknown: string } {
-  const { args } = o.cmd;
+  const { args, program } = o.cmd;
   const values = new Set<string>();
   let last = false;
+  const take = (got: { value: string | undefined } | undefined) => {
+    if (got?.value !== undefined) values.add(got.value);
+    else if (got) last = true;
+  };
+  for (const option of o.options) {
+    if (/^-[^-]$/.test(option)) take(oldStyleOptionArgument({ program, args, letter: option.slice(1) }));
+  }
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
     if (word === "--") break;
-    for (const option of o.options) {
-      const spelled = option.startsWith("--") ? { long: option.slice(2) } : { short: option.slice(1) };
-      const got = option.endsWith("=")
-        ? word.startsWith(option)
-          ? { value: word.slice(option.length) }
-          : undefined
-        : optionArgument({ text: word, next: args[i + 1], ...spelled });
-      if (got?.value !== undefined) values.add(got.value);
-      else if (got) last = true;
-    }
+    for (const option of o.options) take(optionIn({ option, word, next: args[i + 1] }));
   }
   if (last && (o.cmd.appendedPaths || o.cmd.unknownFlags))
     return { unknown: `\`${o.cmd.raw}\`: an option's value is a word the line appends` };
   return { values: [...values] };
+}
+
+/**
+ * The value `option` (as optionPaths spells it) takes in `word`, with `next` the word after it: `of=` is
+ * the rest of a word that begins with it; a single-dash name of several letters (openssl's `-out`) is
+ * that whole word, its value the next; any other is read as getopt does (optionArgument).
+ */
+function optionIn(o: {
+  option: string;
+  word: string;
+  next: string | undefined;
+}): { value: string | undefined } | undefined {
+  const { option, word, next } = o;
+  if (option.endsWith("=")) return word.startsWith(option) ? { value: word.slice(option.length) } : undefined;
+  if (option.startsWith("--")) return optionArgument({ text: word, next, long: option.slice(2) });
+  if (option.length > 2) return word === option ? { value: next } : undefined;
+  return optionArgument({ text: word, next, short: option.slice(1) });
 }
 
 /** An `invokes` comparison's conditions on the operands of a command it matched (none: true); all must hold. */

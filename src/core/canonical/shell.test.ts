@@ -4,6 +4,7 @@ import {
   braceExpansions,
   canonicalFlag,
   MAX_COMMAND_LENGTH,
+  oldStyleOptionArgument,
   optionArgument,
   parseShellCommand,
   type ShellCommand,
@@ -272,6 +273,19 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(o("-o")).toEqual({ value: undefined });
     for (const other of ["-s", "--silent", "--outputs=f", "--", "f", "-"])
       expect(o(other, "f")).toBeUndefined();
+  });
+
+  it("oldStyleOptionArgument gives a letter of tar's old-style first word the word its turn takes", () => {
+    const o = (args: string[], letter: string, program = "tar") =>
+      oldStyleOptionArgument({ program, args, letter });
+    expect(o(["czf", "x.tgz", "src"], "f")).toEqual({ value: "x.tgz" });
+    expect(o(["cbf", "20", "x.tar"], "f")).toEqual({ value: "x.tar" });
+    expect(o(["xfC", "x.tar", "dir"], "C")).toEqual({ value: "dir" });
+    expect(o(["czf"], "f")).toEqual({ value: undefined });
+    for (const args of [["-czf", "x.tgz"], ["cz", "x.tgz"], ["$X", "x"], []])
+      expect(o(args, "f")).toBeUndefined();
+    expect(o(["czf", "x.tgz"], "f", "zip")).toBeUndefined();
+    expect(o(["rcs", "lib.a"], "s", "ar")).toBeUndefined();
   });
 
   it("reads grep's -d recurse, in every spelling, as -r", () => {

@@ -338,10 +338,42 @@ interface FlagReading {
   unknown: boolean;
 }
 
-/** The canonical flags of a command's arguments: options end at `--`; GNU-style, flags may follow operands. */
-/** Programs whose first word, without a dash, is a cluster of options (`tar czf x.tgz dir`, `ar rcs`). */
-const OLD_STYLE_OPTIONS = new Set(["tar", "gtar", "bsdtar", "ar"]);
+/** tar's option letters that take a value (`-f archive`, `-C dir`, `-T list`…). */
+const TAR_VALUED_LETTERS = "bCfFgHIKLNTVX";
+/**
+ * Programs whose first word, without a dash, is a cluster of options (`tar czf x.tgz dir`, `ar rcs`), with
+ * their letters that take a value: in that old style those values are the words right after the cluster,
+ * in the letters' order (`tar cfb x.tar 20`: `f` is `x.tar`, `b` is `20`).
+ */
+const OLD_STYLE_OPTIONS = new Map<string, string>([
+  ["tar", TAR_VALUED_LETTERS],
+  ["gtar", TAR_VALUED_LETTERS],
+  ["bsdtar", TAR_VALUED_LETTERS],
+  ["ar", ""],
+]);
 
+/**
+ * The value option `letter` takes in an old-style first word (`tar czf /x.tgz src`: `f` is `/x.tgz`), as
+ * optionArgument gives it: undefined when `program` has no old style, `args` do not begin with a cluster
+ * or the cluster lacks the letter; `{ value: undefined }` when its value would be a word after the last.
+ */
+export function oldStyleOptionArgument(o: {
+  program: string;
+  args: readonly string[];
+  letter: string;
+}): { value: string | undefined } | undefined {
+  const valued = OLD_STYLE_OPTIONS.get(o.program);
+  const first = o.args[0];
+  if (!valued?.includes(o.letter) || first === undefined || !/^[A-Za-z]+$/.test(first)) return undefined;
+  let taken = 0;
+  for (const letter of first) {
+    if (letter === o.letter) return { value: o.args[1 + taken] };
+    if (valued.includes(letter)) taken++;
+  }
+  return undefined;
+}
+
+/** The canonical flags of a command's arguments: options end at `--`; GNU-style, flags may follow operands. */
 function readFlags(program: string, args: Word[]): FlagReading {
   const flags: string[] = [];
   let unknown = false;
