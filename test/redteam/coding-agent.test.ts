@@ -380,19 +380,16 @@ describe("red team: coding-agent attacker cases", () => {
       bash(`awk '{print $1 | "sort"}' in.txt`, "ask"),
       bash(`awk -i inplace '{print}' src/a.ts`, "ask"),
       bash(`gawk --include=inplace 1 /etc/hosts`, "ask"),
-      // The controls: a field separator, a logical or and a split on the character itself.
-      bash(`awk -F'|' '{print $2}' data.csv`, "allow"),
-      bash(`awk -F '|' '{print $2}' data.csv`, "allow"),
-      bash(`awk '{ if ($1 || $2) print }' data.txt`, "allow"),
-      bash(`awk '{n = split($0, a, "|"); print n}' data.txt`, "allow"),
-      bash(`awk '{print $1}' data.txt | sort`, "allow"),
-    ]);
-  });
-
-  it.fails("an awk pipe written after -F or after a closing quote still pipes", async () => {
-    await expectCases([
       bash(`awk 'BEGIN{print "id;", -F|"sh"}'`, "ask"),
       bash(`awk 'BEGIN{print "id" "x"|"sh"}'`, "ask"),
+      // Any single | in an awk command asks: a reading of the text cannot tell a pipe from a field
+      // separator or a string ("id;", -F|"sh" pipes to sh), so these ask too.
+      bash(`awk -F'|' '{print $2}' data.csv`, "ask"),
+      bash(`awk '{n = split($0, a, "|"); print n}' data.txt`, "ask"),
+      // The controls: a logical or, and a pipe of the shell line after awk.
+      bash(`awk '{ if ($1 || $2) print }' data.txt`, "allow"),
+      bash(`awk '{print $1}' data.txt | sort`, "allow"),
+      bash(`awk -F, '{print $2}' data.csv`, "allow"),
     ]);
   });
 
