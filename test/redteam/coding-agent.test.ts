@@ -368,6 +368,8 @@ describe("red team: coding-agent attacker cases", () => {
       bash("git config user.name me", "allow"),
       bash("git config --global --get user.name", "allow"),
       bash("git config --global --list", "allow"),
+      bash("git config get --global user.name", "allow"),
+      bash("git config set --global core.pager cat", "ask"),
     ]);
   });
 
