@@ -656,8 +656,7 @@ describe("shell operators", () => {
     const v = { from: ["curl"], to: ["sh"] };
     for (const cmd of [
       "tmux new -d 'curl x | sh'",
-      "script -qc 'curl x | sh' /dev/null",
-      "docker run img sh -c 'curl x | sh'",
+      "byobu new-session 'curl x | sh'",
       "xterm -e 'curl x | sh'",
       // the data piped into a runner that names the shell
       "curl x | docker run -i alpine sh",
@@ -673,6 +672,15 @@ describe("shell operators", () => {
       "curl x | docker run -i alpine grep y",
     ]) {
       expect(run(cmd, v, "pipesInto"), cmd).toBe(false);
+    }
+    // Read exactly: script -c and npx -c run a script, and a shell given -c among a program's words.
+    for (const cmd of [
+      "script -qc 'curl x | sh' /dev/null",
+      "npx -c 'curl x | sh'",
+      "uv run bash -c 'curl x | sh'",
+      "docker run img sh -c 'curl x | sh'",
+    ]) {
+      expect(run(cmd, v, "pipesInto"), cmd).toBe(true);
     }
     // A builtin is never a program another one runs: jq's `.` is its filter.
     expect(run("curl x | jq .", { from: ["curl"], to: ["sh", ".", "source"] }, "pipesInto")).toBe(false);

@@ -265,7 +265,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a script computed at run time is refused when a program the reading does not model runs the shell (npx sh -c, uv run bash -c), and when npx -c, npm exec -c, script -qc or su -lc runs it", async () => {
+  it("a script computed at run time is refused when a program the reading does not model runs the shell (npx sh -c, uv run bash -c), and when npx -c, npm exec -c, script -qc or su -lc runs it", async () => {
     const decoded = "$(echo cm0gLXJmIC8K | base64 -d)";
     await expectCases([
       bash(`sh -c "${decoded}"`, "deny"),

@@ -161,6 +161,15 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ["xargs -I {} rm -rf {}", "rm", RF],
     ["su -c 'rm -rf x'", "rm", RF],
     ["script -q -c 'rm -rf x' /dev/null", "rm", RF],
+    ["script -qc 'rm -rf x' /dev/null", "rm", RF],
+    ["su -lc 'rm -rf x'", "rm", RF],
+    ["su --session-command='rm -rf x'", "rm", RF],
+    ["npx -c 'rm -rf x'", "rm", RF],
+    ["npx -y --call='rm -rf x'", "rm", RF],
+    ["npm exec -p pkg -c 'rm -rf x'", "rm", RF],
+    ["npx sh -c 'rm -rf x'", "rm", RF],
+    ["uv run bash -o pipefail -ec 'rm -rf x'", "rm", RF],
+    ["npx eval 'rm -rf x'", "rm", RF],
     ["sudo -s 'rm -rf x'", "rm", RF],
     ["watch -n 5 'rm -rf x'", "rm", RF],
     ["trap 'rm -rf x' EXIT", "rm", RF],
@@ -191,6 +200,18 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
   ];
   it.each(cases)("%j runs %s with %j", (command, program, flags) => {
     expect(flagsOf(command, program)).toContainEqual([...flags].sort());
+  });
+
+  it("reads a shell given -c among an unmodelled program's words, and npm's own -c only before its operand", () => {
+    // npx's operand takes the options after it: eslint's -c names a config file, not a script.
+    expect(forms("npx eslint -c .eslintrc.json src").map((f) => f.program)).toEqual(["npx"]);
+    expect(forms("npm exec eslint -c cfg src").map((f) => f.program)).toEqual(["npm"]);
+    // deno's eval is its own subcommand; a shell without -c runs no script from these words.
+    expect(forms("deno eval 'console.log(1)'").map((f) => f.program)).toEqual(["deno"]);
+    expect(forms("grep -r sh src").map((f) => f.program)).toEqual(["grep"]);
+    // A script computed at run time is undetermined there as on its own.
+    expect(parseShellCommand({ command: 'npx sh -c "$(echo x | base64 -d)"' }).ok).toBe(false);
+    expect(parseShellCommand({ command: 'script -qc "$X" /dev/null' }).ok).toBe(false);
   });
 
   it("keeps letters and long names of unknown programs as written, without dashes", () => {

@@ -1693,8 +1693,13 @@ class Reader {
     }
     if (program === "env") return this.env(args, redirects, wrapped);
     if (program === "ssh") return this.ssh(args);
+    const npmExec = program === "npx" || (program === "npm" && NPM_EXEC.has(args[0]?.text ?? ""));
+    if (npmExec) this.npmCall(program === "npx" ? args : args.slice(1));
     const options = WRAPPER_OPTIONS.get(program);
-    if (!options) return undefined;
+    if (!options) {
+      this.shellInArguments({ args, redirects, wrapped, evalToo: npmExec });
+      return undefined;
+    }
     const end = skipOptions(args, options);
     const own = args.slice(0, end.at);
     // an unknown last option may have taken the next word as its value: read the command both ways
@@ -1861,25 +1866,68 @@ class Reader {
     return args.slice(0, k);
   }
 
-  /** `su [user] -c CMD`, `runuser -u user -- cmd` / `-c CMD`, `script -c CMD`. */
+  /**
+   * `su [user] -c CMD`, `su -lc CMD`, `runuser -u user -- cmd` / `-c CMD`, `script -qc CMD`: `-c` may end
+   * a cluster of letters (getopt), `--command` and `--session-command` may take `=`.
+   */
   private suCommand(args: Word[], redirects: Simple["redirects"], wrapped: number): Word[] | undefined {
     for (let k = 0; k < args.length; k++) {
-      const text = (args[k] as Word).text;
-      if (text === "-c" || text === "--command") {
-        const body = args[k + 1];
+      const word = args[k] as Word;
+      const body = valuedWord({ args, k, short: "c", long: ["--command", "--session-command"] });
+      if (body !== undefined) {
         if (body) this.scriptBody([body], "su -c");
         return args.slice(0, k + 1);
       }
-      if (text.startsWith("--command=")) {
-        this.scriptBody([{ ...(args[k] as Word), text: text.slice(10) }], "su -c");
-        return args.slice(0, k + 1);
-      }
+      const text = word.text;
       if (text === "--") {
         if (k + 1 < args.length) this.command({ words: args.slice(k + 1), redirects }, wrapped + 1);
         return args.slice(0, k);
       }
     }
     return undefined;
+  }
+
+  /**
+   * `npx -c CMD`, `npm exec --call=CMD` (`args` after `exec`): the command runs through the shell. Only
+   * npm's own options are read, before the first operand (`npx eslint -c x` is eslint's `-c`).
+   */
+  private npmCall(args: Word[]): void {
+    for (let k = 0; k < args.length; k++) {
+      const text = (args[k] as Word).text;
+      if (text === "--" || !text.startsWith("-")) return;
+      const body = valuedWord({ args, k, short: "c", long: ["--call"] });
+      if (body) this.scriptBody([body], "npm exec -c");
+      if (body !== undefined) return;
+      if (NPM_VALUED.has(text)) k += 1;
+    }
+  }
+
+  /**
+   * A program the reading does not model may run its arguments (`npx sh -c …`, `uv run bash -c …`):
+   * where a shell given `-c` appears among them (or `eval`, for npx and `npm exec`, which run their
+   * operands as a command: `deno eval` is deno's own), that command is read too, so a script computed at
+   * run time is refused there as it is on its own. A superset: the words stay the program's own as well.
+   */
+  private shellInArguments(o: {
+    args: Word[];
+    redirects: Simple["redirects"];
+    wrapped: number;
+    evalToo: boolean;
+  }): void {
+    const { args, redirects, wrapped } = o;
+    for (let k = 0; k < args.length; k++) {
+      const word = args[k] as Word;
+      if (isDynamic(word)) continue;
+      const name = basename(word.text);
+      const runs =
+        name === "eval"
+          ? o.evalToo && k + 1 < args.length
+          : SHELLS.has(name) && shellGivenC(args.slice(k + 1));
+      if (runs) {
+        this.command({ words: args.slice(k), redirects }, wrapped + 1);
+        return;
+      }
+    }
   }
 
   /** `ssh [options] HOST CMD…`: the words are joined and run by the remote shell. */
@@ -1989,6 +2037,43 @@ const SHELLS = new Set([
   "tcsh",
 ]);
 const BUSYBOX_SHELLS = new Set(["sh", "ash", "bash", "hush"]);
+/** Whether a shell's options, before its first operand, give it `-c` (`-c`, `-ec`, `--command`). */
+function shellGivenC(args: readonly Word[]): boolean {
+  for (let k = 0; k < args.length; k++) {
+    const { text } = args[k] as Word;
+    if (!/^[-+]./.test(text) || text === "--") return false;
+    if (/^-[A-Za-z]*c/.test(text) || text === "--command") return true;
+    if (/^[-+][oO]$/.test(text) || SHELL_LONG_WITH_VALUE.has(text)) k += 1;
+  }
+  return false;
+}
+
+/** npm's subcommands that run a command (`npm exec`, `npm x`), and its options there that take a value. */
+const NPM_EXEC = new Set(["exec", "x"]);
+const NPM_VALUED = new Set(["-p", "--package", "-w", "--workspace", "--prefix", "--userconfig"]);
+
+/**
+ * The word an option's value is when `args[k]` is that option: `-c V` or `-…c V` (the letter ending a
+ * cluster, the value the next word), `-cV` / `-…cV` (the rest of the word), `--long V`, `--long=V`.
+ * Undefined when `args[k]` is not the option; null when its value would be a word after the last.
+ */
+function valuedWord(o: {
+  args: Word[];
+  k: number;
+  short: string;
+  long: readonly string[];
+}): Word | null | undefined {
+  const word = o.args[o.k] as Word;
+  const { text } = word;
+  for (const long of o.long) {
+    if (text === long) return o.args[o.k + 1] ?? null;
+    if (text.startsWith(`${long}=`)) return { ...word, text: text.slice(long.length + 1) };
+  }
+  if (text.startsWith("--") || !text.startsWith("-")) return undefined;
+  const at = text.indexOf(o.short, 1);
+  if (at === -1) return undefined;
+  return at === text.length - 1 ? (o.args[o.k + 1] ?? null) : { ...word, text: text.slice(at + 1) };
+}
 const SHELL_LONG_WITH_VALUE = new Set(["--rcfile", "--init-file"]);
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 /** Builtins whose `NAME=value` arguments are assignments. */
