@@ -1,7 +1,8 @@
 /**
  * Programs that run a command given in their own arguments or in the environment, which a shell line
  * hides from a reader of its simple commands: an editor's `-c '!rm -rf /'`, git's `-c core.pager=…` or
- * `rebase --exec …`, `tar --to-command=…`, `make -f -`, `rsync -e …`, `ssh -o ProxyCommand=…`, and
+ * `rebase --exec …`, `tar --to-command=…`, `make -f -`, `rsync -e …`, `ssh -o ProxyCommand=…`, `man -P …`,
+ * `sort --compress-program=…`, `tcpdump -z …`, `wget --use-askpass=…`, and
  * variables such as GIT_SSH_COMMAND, PAGER or EDITOR that programs run through a shell.
  *
  * Each reader returns what the shell analysis (shell.ts) must do: read a text as a script run by `sh -c`
@@ -38,8 +39,18 @@ export function embeddedRuns(options: { program: string; args: readonly RunnerWo
   if (program === "tar" || program === "gtar" || program === "bsdtar") return tarRuns({ program, args });
   if (program === "rsync") return rsyncRuns({ args });
   if (SSH_CLIENTS.has(program)) return sshOptionRuns({ program, args });
+  const commandOptions = COMMAND_OPTIONS.get(program);
+  if (commandOptions) return optionRuns({ program, args, options: commandOptions });
   return [];
 }
+
+/** Options whose value a program runs as a command through the shell. */
+const COMMAND_OPTIONS = new Map<string, readonly string[]>([
+  ["man", ["-P", "--pager", "-H", "--html"]],
+  ["sort", ["--compress-program"]],
+  ["tcpdump", ["-z"]],
+  ["wget", ["--use-askpass"]],
+]);
 
 /** The value of an option written `--name=value`, `--name value`, `-x value` or `-xvalue`, from `k`. */
 function optionValue(options: {
@@ -201,6 +212,11 @@ function gitRuns(options: { args: readonly RunnerWord[] }): EmbeddedRun[] {
       .slice(at + 1)
       .filter((w) => w.text !== "--recursive" && w.text !== "-q" && w.text !== "--quiet");
     if (body.length > 0) runs.push({ kind: "script", words: body, what: "git submodule foreach" });
+  }
+  if (sub === "send-email") {
+    runs.push(
+      ...optionRuns({ program: "git send-email", args: rest, options: ["--sendmail-cmd", "--smtp-server"] }),
+    );
   }
   if (sub === "filter-branch") {
     runs.push(...optionRuns({ program: "git filter-branch", args: rest, options: GIT_FILTERS }));
