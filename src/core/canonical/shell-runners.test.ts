@@ -70,6 +70,17 @@ describe("embeddedRuns", () => {
     expect(runs("less", "+G", "f")).toEqual([]);
   });
 
+  it("reads the options whose value man, sort, tcpdump, wget and git send-email run as a command", () => {
+    expect(runs("man", "-P", "cat -v", "ls")).toEqual(["script: cat -v"]);
+    expect(runs("man", "--pager=less -R", "ls")).toEqual(["script: less -R"]);
+    expect(runs("sort", "--compress-program=gzip", "big.txt")).toEqual(["script: gzip"]);
+    expect(runs("tcpdump", "-z", "./rotate.sh", "-w", "x.pcap")).toEqual(["script: ./rotate.sh"]);
+    expect(runs("wget", "--use-askpass=askpass", "https://x.test/")).toEqual(["script: askpass"]);
+    expect(runs("git", "send-email", "--sendmail-cmd=msmtp -a x", "p.patch")).toEqual(["script: msmtp -a x"]);
+    expect(runs("man", "ls")).toEqual([]);
+    expect(runs("sort", "-o", "out.txt", "in.txt")).toEqual([]);
+  });
+
   it("reads variables whose value a program runs", () => {
     const read = (text: string) =>
       assignmentRuns({ word: { text, glob: false } }).map((r) =>
