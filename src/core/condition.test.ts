@@ -731,6 +731,26 @@ describe("shell operators", () => {
     expect(inWork("cd / && fakeroot rm -rf srv")).toBe("unknown");
   });
 
+  it("a line that may send cd elsewhere (CDPATH, cdpath, cdable_vars, autocd) names no directory by a bare name", () => {
+    const outside = {
+      field: "args.command",
+      op: "invokes",
+      value: { program: "rm", flags: ["-r"], outside: { context: "cwd" } },
+    } as Comparison;
+    const inWork = (command: string) => tri(outside, { args: { command }, context: { cwd: "/work" } }).value;
+    expect(inWork("cd sub && rm -rf build")).toBe(false);
+    for (const command of [
+      "CDPATH=/ cd sub && rm -rf build",
+      "export CDPATH=/srv; cd sub; rm -rf build",
+      "shopt -s cdable_vars; sub=/srv; cd sub && rm -rf x",
+      "setopt AUTO_CD; cd sub && rm -rf x",
+    ]) {
+      expect(inWork(command), command).toBe("unknown");
+    }
+    // A path that begins with ./ or ../ or / is never looked up in CDPATH.
+    expect(inWork("CDPATH=/srv cd ./sub && rm -rf build")).toBe(false);
+  });
+
   it("optionPaths reads those options' values, in every spelling, instead of the operands", () => {
     const writes = (program: string, optionPaths: string[]) =>
       ({

@@ -1303,7 +1303,7 @@ function operands(cmd: ShellCommand): string[] {
  * The directories a command of the line may run in: the caller's `context.cwd`, and what every
  * `cd`/`pushd` of the line makes of it, in any combination (branches and order are not followed, so
  * each may or may not have run). A directory that cannot be read (`cd` alone or `cd -`, `~`, a variable,
- * `popd`, `env -C`) makes them unknown.
+ * `popd`, `env -C`, a bare name on a line that mentions CDPATH, cdable_vars or autocd) makes them unknown.
  */
 function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: string[] } | { unknown: string } {
   const cwd = getPath(pf.facts, "context.cwd");
@@ -1311,6 +1311,7 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
     return { unknown: "the command's working directory (context.cwd) is not an absolute path" };
   let dirs = [cwd];
   let changes = 0;
+  const redirected = commands.some((c) => CD_ELSEWHERE.test(c.raw));
   for (const cmd of commands) {
     if (cmd.program === "popd") return { unknown: "popd changes to a directory the line does not name" };
     const wrapperOptions = CHDIR_OPTIONS[cmd.program];
@@ -1326,6 +1327,8 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
     const target = operands(cmd)[0];
     if (target === undefined || target === "-" || changes > MAX_CHDIRS)
       return { unknown: `\`${cmd.raw}\` changes to a directory the line does not name` };
+    if (redirected && !/^(\/|\.\.?(\/|$))/.test(target))
+      return { unknown: `\`${cmd.raw}\` may enter a directory CDPATH, cdable_vars or autocd names` };
     const next = new Set(dirs);
     for (const dir of dirs) {
       const forms = canonicalPath({ path: target, base: dir });
@@ -1337,6 +1340,13 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
   }
   return { dirs };
 }
+
+/**
+ * A line that may send `cd NAME` elsewhere than NAME below the current directory: bash's CDPATH (zsh's
+ * `cdpath` too), `cdable_vars` (NAME a variable holding the directory) and `autocd`, in any case and with
+ * zsh's ignored underscores. Then a bare NAME (not `/…`, `./…` or `../…`) is a directory the line does not name.
+ */
+const CD_ELSEWHERE = /c_*d_*p_*a_*t_*h|c_*d_*a_*b_*l_*e_*_*v_*a_*r_*s|a_*u_*t_*o_*_*c_*d/i;
 
 /** A word whose expansion the reading cannot follow: a brace pattern or find's `{}`, a dot-glob (may match `..`). */
 const UNREADABLE_OPERAND = /[{}]|(^|\/)\.[^/]*[*?[]/;
