@@ -336,7 +336,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("build outputs, keys, recordings and rsync's side files written outside the workspace ask", async () => {
+  it("build outputs, keys, recordings and rsync's side files written outside the workspace ask", async () => {
     await expectCases([
       bash("gcc -o /usr/local/bin/git main.c", "ask"),
       bash("cc main.c -o/home/dev/.local/bin/ls", "ask"),
