@@ -780,6 +780,18 @@ describe("shell operators", () => {
     // A value that cannot be placed, or one the line appends, is unknown.
     expect(at(curl, "curl -o ~/x https://a.test/")).toBe("unknown");
     expect(at(curl, "echo u | xargs curl -o")).toBe("unknown");
+    // A `{ file }` root is that one path, inside; nothing below or beside it is.
+    const nul = {
+      field: "args.command",
+      op: "invokes",
+      value: { program: "cp", outside: [{ context: "cwd" }, { file: "/dev/null" }] },
+    } as Comparison;
+    expect(at(nul, "cp x /dev/null")).toBe(false);
+    expect(at(nul, "cp x /dev/null/../sda")).toBe(true);
+    expect(at(nul, "cp x /dev/nullx")).toBe(true);
+    expect(
+      ConditionSchema.safeParse({ ...nul, value: { program: "cp", outside: { file: "dev/null" } } }).success,
+    ).toBe(false);
     // An option written `of=` is a word that begins so (dd).
     const dd = writes("dd", ["of="]);
     expect(at(dd, "dd if=/dev/zero of=/etc/hosts bs=1")).toBe(true);

@@ -119,12 +119,14 @@ export type Condition = Comparison | { all: Condition[] } | { any: Condition[] }
 
 /** A root of `pathWithin`: a path, or `{ context: "cwd" }`, a context fact holding an absolute path. */
 export type PathRoot = string | { context: string };
+/** A root of `invokes`' `outside`: a PathRoot, or `{ file: "/dev/null" }`, that one path and nothing below it. */
+export type OutsideRoot = PathRoot | { file: string };
 
 /**
  * `invokes`: some simple command of the line runs one of the programs with every one of the flags, and,
  * when `outside` is given, with an operand (a word that is not an option) that is or may be outside those
  * roots (`rm -rf /` outside `{context: "cwd"}`); a root itself counts as outside (`rm -rf .` removes the
- * whole workspace). When `operandMatches` is given, with an operand that is or may be a path one of those
+ * whole workspace), except a `{ file: "/dev/null" }` root, which is that one path and nothing below it. When `operandMatches` is given, with an operand that is or may be a path one of those
  * globs matches (`grep -r x /home/dev` on `["/home/*"]`); a pattern (`/h*`, `src/[0-9]*`) may be any path
  * at or below its literal leading directory, one level up for each segment that may match `..`. Both
  * given, both must hold. Operands resolve against the caller's `context.cwd` and every directory a
@@ -136,7 +138,7 @@ export type PathRoot = string | { context: string };
 export interface InvokesValue {
   program: string | string[];
   flags?: string[];
-  outside?: PathRoot | PathRoot[];
+  outside?: OutsideRoot | OutsideRoot[];
   operandMatches?: string | string[];
   /**
    * Options whose value is a path: `-o` (short; also a letter of tar's old-style first word, `tar czf F`),
@@ -152,12 +154,14 @@ export interface PipesIntoValue {
 
 const PathRootSchema = z.union([z.string().min(1), z.object({ context: z.string().min(1) }).strict()]);
 const PathRootsSchema = z.union([PathRootSchema, z.array(PathRootSchema).min(1)]);
+const OutsideRootSchema = z.union([PathRootSchema, z.object({ file: z.string().startsWith("/") }).strict()]);
+const OutsideRootsSchema = z.union([OutsideRootSchema, z.array(OutsideRootSchema).min(1)]);
 const StringOrStrings = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 const InvokesValueSchema = z
   .object({
     program: StringOrStrings,
     flags: z.array(z.string().min(1)).optional(),
-    outside: PathRootsSchema.optional(),
+    outside: OutsideRootsSchema.optional(),
     operandMatches: StringOrStrings.optional(),
     optionPaths: z
       .array(
@@ -1440,24 +1444,32 @@ function operandConditions(o: {
  * read against every directory the command may run in; one reading outside is enough.
  */
 function operandOutside(o: {
-  value: PathRoot | PathRoot[];
+  value: OutsideRoot | OutsideRoot[];
   cmd: ShellCommand;
   commands: ShellCommand[];
   pf: PreparedFacts;
   optionPaths?: string[];
 }): boolean | { unknown: string } {
-  const roots = resolveRoots(o.value, o.pf);
+  const list = asList(o.value) as OutsideRoot[];
+  const isFile = (r: OutsideRoot): r is { file: string } => typeof r === "object" && "file" in r;
+  const roots = resolveRoots(
+    list.filter((r) => !isFile(r)),
+    o.pf,
+  );
   if ("unknown" in roots) return roots;
-  const canonicalRootList = canonicalRoots(roots.roots, o.pf);
   const fold = (p: string) => (o.pf.caseFold ? p.toLowerCase() : p);
-  const folded = canonicalRootList.map(fold);
+  const folded = canonicalRoots(roots.roots, o.pf).map(fold);
+  const files = canonicalRoots(
+    list.filter(isFile).map((r) => r.file),
+    o.pf,
+  ).map(fold);
   return someOperand({
     ...o,
     pattern: (operand, _dir, literal) =>
       UNREADABLE_OPERAND.test(patternText(operand, literal))
         ? { unknown: `the operand ${JSON.stringify(operand)} expands to paths the reading cannot name` }
         : undefined,
-    hit: (path) => !strictlyInside(fold(path), folded),
+    hit: (path) => !strictlyInside(fold(path), folded) && !files.includes(fold(path)),
     below: (forms) =>
       forms.every((f) => strictlyInside(fold(f), folded)) ? false : { unknown: "they may lie outside" },
   });
