@@ -1738,37 +1738,7 @@ class Reader {
 
   /** `sh -c BODY`, `bash -lc BODY`, `bash <<< BODY`, `bash <<EOF` (undetermined), `sh script` (a file). */
   private shell(program: string, args: Word[], redirects: Simple["redirects"]): Word[] {
-    let hasC = false;
-    let hasS = false;
-    let k = 0;
-    for (; k < args.length; k++) {
-      const text = (args[k] as Word).text;
-      if (isDynamic(args[k] as Word)) break;
-      if (text === "--" || text === "-") {
-        k += 1;
-        break;
-      }
-      if (
-        text === "-o" ||
-        text === "+o" ||
-        text === "-O" ||
-        text === "+O" ||
-        SHELL_LONG_WITH_VALUE.has(text)
-      ) {
-        k += 1;
-        continue;
-      }
-      if (text.startsWith("--")) {
-        if (text === "--command") hasC = true; // zsh/fish spelling
-        continue;
-      }
-      if ((text.startsWith("-") || text.startsWith("+")) && text.length > 1) {
-        if (text.startsWith("-") && text.includes("c")) hasC = true;
-        if (text.startsWith("-") && text.includes("s")) hasS = true;
-        continue;
-      }
-      break;
-    }
+    const { hasC, hasS, end: k } = shellOptions(args);
     const own = args.slice(0, k);
     if (hasC) {
       const body = args[k];
@@ -1922,7 +1892,7 @@ class Reader {
       const runs =
         name === "eval"
           ? o.evalToo && k + 1 < args.length
-          : SHELLS.has(name) && shellGivenC(args.slice(k + 1));
+          : SHELLS.has(name) && shellOptions(args.slice(k + 1)).hasC;
       if (runs) {
         this.command({ words: args.slice(k), redirects }, wrapped + 1);
         return;
@@ -2037,15 +2007,38 @@ const SHELLS = new Set([
   "tcsh",
 ]);
 const BUSYBOX_SHELLS = new Set(["sh", "ash", "bash", "hush"]);
-/** Whether a shell's options, before its first operand, give it `-c` (`-c`, `-ec`, `--command`). */
-function shellGivenC(args: readonly Word[]): boolean {
-  for (let k = 0; k < args.length; k++) {
-    const { text } = args[k] as Word;
-    if (!/^[-+]./.test(text) || text === "--") return false;
-    if (/^-[A-Za-z]*c/.test(text) || text === "--command") return true;
-    if (/^[-+][oO]$/.test(text) || SHELL_LONG_WITH_VALUE.has(text)) k += 1;
+/**
+ * A shell's options, before its first operand (or a variable, which may be anything): whether they give
+ * it `-c` (`-c`, `-ec`, zsh's and fish's `--command`) or `-s` (the script from input), and where the
+ * operands begin (after `--` or `-`). `-o`/`+o`/`-O`/`+O` and `--rcfile` take the next word.
+ */
+function shellOptions(args: readonly Word[]): { hasC: boolean; hasS: boolean; end: number } {
+  let hasC = false;
+  let hasS = false;
+  let k = 0;
+  for (; k < args.length; k++) {
+    const text = (args[k] as Word).text;
+    if (isDynamic(args[k] as Word)) break;
+    if (text === "--" || text === "-") {
+      k += 1;
+      break;
+    }
+    if (text === "-o" || text === "+o" || text === "-O" || text === "+O" || SHELL_LONG_WITH_VALUE.has(text)) {
+      k += 1;
+      continue;
+    }
+    if (text.startsWith("--")) {
+      if (text === "--command") hasC = true;
+      continue;
+    }
+    if ((text.startsWith("-") || text.startsWith("+")) && text.length > 1) {
+      if (text.startsWith("-") && text.includes("c")) hasC = true;
+      if (text.startsWith("-") && text.includes("s")) hasS = true;
+      continue;
+    }
+    break;
   }
-  return false;
+  return { hasC, hasS, end: k };
 }
 
 /** npm's subcommands that run a command (`npm exec`, `npm x`), and its options there that take a value. */
@@ -2053,9 +2046,10 @@ const NPM_EXEC = new Set(["exec", "x"]);
 const NPM_VALUED = new Set(["-p", "--package", "-w", "--workspace", "--prefix", "--userconfig"]);
 
 /**
- * The word an option's value is when `args[k]` is that option: `-c V` or `-…c V` (the letter ending a
- * cluster, the value the next word), `-cV` / `-…cV` (the rest of the word), `--long V`, `--long=V`.
- * Undefined when `args[k]` is not the option; null when its value would be a word after the last.
+ * The word an option's value is when `args[k]` is that option, as optionArgument reads it (`-c V`, a
+ * cluster ending in `c`, `-cV`, `--long V`, `--long=V`, a prefix of a long name): the next word, or the
+ * rest of this one. Undefined when `args[k]` is not the option; null when its value would be a word
+ * after the last.
  */
 function valuedWord(o: {
   args: Word[];
@@ -2064,15 +2058,21 @@ function valuedWord(o: {
   long: readonly string[];
 }): Word | null | undefined {
   const word = o.args[o.k] as Word;
-  const { text } = word;
-  for (const long of o.long) {
-    if (text === long) return o.args[o.k + 1] ?? null;
-    if (text.startsWith(`${long}=`)) return { ...word, text: text.slice(long.length + 1) };
+  const next = o.args[o.k + 1];
+  for (const [i, long] of o.long.entries()) {
+    const got = optionArgument({
+      text: word.text,
+      next: next?.text,
+      long: long.replace(/^--/, ""),
+      ...(i === 0 ? { short: o.short } : {}),
+    });
+    if (got === undefined) continue;
+    if (got.value === undefined) return null;
+    return next !== undefined && got.value === next.text && !word.text.endsWith(got.value)
+      ? next
+      : { ...word, text: got.value };
   }
-  if (text.startsWith("--") || !text.startsWith("-")) return undefined;
-  const at = text.indexOf(o.short, 1);
-  if (at === -1) return undefined;
-  return at === text.length - 1 ? (o.args[o.k + 1] ?? null) : { ...word, text: text.slice(at + 1) };
+  return undefined;
 }
 const SHELL_LONG_WITH_VALUE = new Set(["--rcfile", "--init-file"]);
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
