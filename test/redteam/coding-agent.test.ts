@@ -408,7 +408,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("more credential stores are secrets to every tool: git's XDG credentials, pass, hub, rclone, doctl, OCI, Netlify, Vercel, 1Password's CLI, the macOS keychain, Terraform state, Java keystores, .htpasswd and vim's history", async () => {
+  it("more credential stores are secrets to every tool: git's XDG credentials, pass, hub, rclone, doctl, OCI, Netlify, Vercel, 1Password's CLI, the macOS keychain, Terraform state, Java keystores, .htpasswd and vim's history", async () => {
     const files = [
       "/home/dev/.config/git/credentials",
       "/home/dev/.password-store/work/db.gpg",
