@@ -43,6 +43,25 @@ const OptionsSchema = z.object({
   backgroundCheckpoints: z.boolean().optional(),
 });
 
+/**
+ * `journal_mode = WAL`, retried while SQLite answers busy, up to the busy timeout: the pragma needs a
+ * lock that the busy handler does not always wait for, e.g. while another process opening the same file
+ * recovers the WAL a killed writer left behind.
+ */
+async function walMode(o: { database: Database.Database; timeoutMs: number }): Promise<void> {
+  const until = Date.now() + o.timeoutMs;
+  for (;;) {
+    try {
+      o.database.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      const busy = String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
+      if (!busy || Date.now() >= until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
   const { path, busyTimeoutMs, backgroundCheckpoints } = parseWith({
     schema: OptionsSchema,
@@ -56,7 +75,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     const { Database: SqliteDatabase } = loadBetterSqlite3();
     database = new SqliteDatabase(path);
     database.pragma(`busy_timeout = ${timeoutMs}`);
-    if (path !== ":memory:") database.pragma("journal_mode = WAL");
+    if (path !== ":memory:") await walMode({ database, timeoutMs });
     // WAL + NORMAL is durable across application crashes; only an OS crash can lose the last commits.
     database.pragma("synchronous = NORMAL");
   } catch (error) {
