@@ -1587,7 +1587,7 @@ class Reader {
     }
     for (let k = 0; k < i; k++) for (const n of subRefs(words[k] as Word)) this.subNodes(n);
     // `GIT_SSH_COMMAND='…' git fetch`, `PAGER='…'; man ls`: a value some program runs as a command.
-    for (let k = 0; k < i; k++) this.runEmbedded(assignmentRuns({ word: words[k] as Word }));
+    for (let k = 0; k < i; k++) this.assignment(words[k] as Word);
     const programWord = words[i];
     if (!programWord) return; // only assignments / redirections
     if (isDynamic(programWord)) {
@@ -1654,7 +1654,7 @@ class Reader {
     };
     this.runEmbedded(embeddedRuns({ program, args }));
     if (DECLARATIONS.has(program)) {
-      for (const a of args) if (isAssignment(a)) this.runEmbedded(assignmentRuns({ word: a }));
+      for (const a of args) if (isAssignment(a)) this.assignment(a);
     }
     if (program === "parallel") return this.parallel(args, redirects);
     // at and batch run the commands of their input (or of `-f FILE`, not ours to read); crontab installs
@@ -1739,6 +1739,12 @@ class Reader {
   /** `sh -c BODY`, `bash -lc BODY`, `bash <<< BODY`, `bash <<EOF` (undetermined), `sh script` (a file). */
   private shell(program: string, args: Word[], redirects: Simple["redirects"]): Word[] {
     const { hasC, hasS, end: k } = shellOptions(args);
+    for (let j = 0; j < k; j++) {
+      const text = (args[j] as Word).text;
+      const file = SHELL_LONG_WITH_VALUE.has(text) ? args[j + 1] : undefined;
+      if (file && this.producedByProgram(file))
+        this.problem(`${program} ${text} runs a startup script produced by another program`, true);
+    }
     const own = args.slice(0, k);
     if (hasC) {
       const body = args[k];
@@ -1755,6 +1761,18 @@ class Reader {
     }
     this.scriptFromInput(program, redirects);
     return own;
+  }
+
+  /**
+   * An assignment (`X=v cmd`, `export X=v`): what a variable a program runs makes it run
+   * (shell-runners.ts), and a shell's startup file (`BASH_ENV`, `ENV`) that another program produces
+   * (`BASH_ENV=<(…)`), which runs code the reading cannot see, as `source <(…)` does.
+   */
+  private assignment(word: Word): void {
+    this.runEmbedded(assignmentRuns({ word }));
+    const name = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word.text)?.[1];
+    if (name !== undefined && STARTUP_FILE_VARIABLES.has(name) && this.producedByProgram(word))
+      this.problem(`${name} names a startup script produced by another program`, true);
   }
 
   /** A shell reading its script from standard input: a here-doc, a here-string, a pipe or `< <(…)`. */
@@ -2075,6 +2093,8 @@ function valuedWord(o: {
   return undefined;
 }
 const SHELL_LONG_WITH_VALUE = new Set(["--rcfile", "--init-file"]);
+/** Variables naming a file a shell runs when it starts (bash's `BASH_ENV`, sh's and an interactive bash's `ENV`). */
+const STARTUP_FILE_VARIABLES = new Set(["BASH_ENV", "ENV"]);
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 /** Builtins whose `NAME=value` arguments are assignments. */
 const DECLARATIONS = new Set(["export", "declare", "typeset", "local", "readonly"]);
