@@ -570,8 +570,14 @@ describe("selectors", () => {
 });
 
 describe("shell operators", () => {
-  const run = (command: string, value: unknown, op: "invokes" | "pipesInto" = "invokes") =>
-    tri({ field: "args.command", op, value } as Comparison, { args: { command } }).value;
+  const run = (command: string, value: unknown, op: "invokes" | "pipesInto" = "invokes", cwd?: string) =>
+    tri({ field: "args.command", op, value } as Comparison, {
+      args: { command },
+      ...(cwd ? { context: { cwd } } : {}),
+    }).value;
+  /** `rm -r` outside the workspace /work, read against the workspace as the command itself would be. */
+  const inWork = (command: string) =>
+    run(command, { program: "rm", flags: ["-r"], outside: { context: "cwd" } }, "invokes", "/work");
 
   it("the text operators read a command's braces expanded too", () => {
     const text = (command: string, value: string) =>
@@ -719,12 +725,6 @@ describe("shell operators", () => {
       expect(run(cmd, rmR), cmd).toBe(false);
     }
     // Read against the workspace as the command itself would be.
-    const outside = {
-      field: "args.command",
-      op: "invokes",
-      value: { program: "rm", flags: ["-r"], outside: { context: "cwd" } },
-    } as Comparison;
-    const inWork = (command: string) => tri(outside, { args: { command }, context: { cwd: "/work" } }).value;
     expect(inWork("fakeroot rm -rf build")).toBe(false);
     expect(inWork("cd sub && fakeroot rm -rf build")).toBe(false);
     expect(inWork("fakeroot rm -rf /srv")).toBe("unknown");
@@ -732,12 +732,6 @@ describe("shell operators", () => {
   });
 
   it("a line that may send cd elsewhere (CDPATH, cdpath, cdable_vars, autocd) names no directory by a bare name", () => {
-    const outside = {
-      field: "args.command",
-      op: "invokes",
-      value: { program: "rm", flags: ["-r"], outside: { context: "cwd" } },
-    } as Comparison;
-    const inWork = (command: string) => tri(outside, { args: { command }, context: { cwd: "/work" } }).value;
     expect(inWork("cd sub && rm -rf build")).toBe(false);
     for (const command of [
       "CDPATH=/ cd sub && rm -rf build",

@@ -1315,7 +1315,8 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
     return { unknown: "the command's working directory (context.cwd) is not an absolute path" };
   let dirs = [cwd];
   let changes = 0;
-  const redirected = commands.some((c) => CD_ELSEWHERE.test(c.raw));
+  // Read once, and only for a line that changes directory.
+  let redirected: boolean | undefined;
   for (const cmd of commands) {
     if (cmd.program === "popd") return { unknown: "popd changes to a directory the line does not name" };
     const wrapperOptions = CHDIR_OPTIONS[cmd.program];
@@ -1331,6 +1332,7 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
     const target = operands(cmd)[0];
     if (target === undefined || target === "-" || changes > MAX_CHDIRS)
       return { unknown: `\`${cmd.raw}\` changes to a directory the line does not name` };
+    redirected ??= commands.some((c) => CD_ELSEWHERE.test(c.raw));
     if (redirected && !/^(\/|\.\.?(\/|$))/.test(target))
       return { unknown: `\`${cmd.raw}\` may enter a directory CDPATH, cdable_vars or autocd names` };
     const next = new Set(dirs);
@@ -1350,7 +1352,7 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
  * `cdpath` too), `cdable_vars` (NAME a variable holding the directory) and `autocd`, in any case and with
  * zsh's ignored underscores. Then a bare NAME (not `/…`, `./…` or `../…`) is a directory the line does not name.
  */
-const CD_ELSEWHERE = /c_*d_*p_*a_*t_*h|c_*d_*a_*b_*l_*e_*_*v_*a_*r_*s|a_*u_*t_*o_*_*c_*d/i;
+const CD_ELSEWHERE = /c_*d_*p_*a_*t_*h|c_*d_*a_*b_*l_*e_*v_*a_*r_*s|a_*u_*t_*o_*c_*d/i;
 
 /** A word whose expansion the reading cannot follow: a brace pattern or find's `{}`, a dot-glob (may match `..`). */
 const UNREADABLE_OPERAND = /[{}]|(^|\/)\.[^/]*[*?[]/;

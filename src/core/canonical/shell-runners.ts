@@ -369,13 +369,19 @@ const COMMAND_VARIABLES = new Set([
 /** Variables that carry git configuration, command-valued keys included, not on the line. */
 const CONFIG_VARIABLES = /^GIT_CONFIG_(?:PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$/;
 
+/** The variable and value of an assignment word (`NAME=value`, `NAME+=value`); undefined for any other word. */
+export function assignedVariable(options: { text: string }): { name: string; value: string } | undefined {
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)$/s.exec(options.text);
+  return match ? { name: match[1] as string, value: match[2] as string } : undefined;
+}
+
 /** An assignment `NAME=value` (before a program, or to `env`/`export`): the command its value is. */
 export function assignmentRuns(options: { word: RunnerWord }): EmbeddedRun[] {
   const { word } = options;
-  const match = /^([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)$/s.exec(word.text);
-  if (!match) return [];
-  const name = match[1] as string;
-  if (COMMAND_VARIABLES.has(name)) return [script(word, match[2] as string, `${name}=`)];
+  const assigned = assignedVariable({ text: word.text });
+  if (!assigned) return [];
+  const { name } = assigned;
+  if (COMMAND_VARIABLES.has(name)) return [script(word, assigned.value, `${name}=`)];
   if (CONFIG_VARIABLES.test(name)) {
     return [
       { kind: "unreadable", reason: `${name} passes git configuration, which may name commands git runs` },

@@ -26,7 +26,7 @@
  * Everything is linear in the input up to the nesting depth; no regular expression can backtrack badly.
  */
 import { lazyModule } from "../lazy-module.js";
-import { assignmentRuns, type EmbeddedRun, embeddedRuns } from "./shell-runners.js";
+import { assignedVariable, assignmentRuns, type EmbeddedRun, embeddedRuns } from "./shell-runners.js";
 import type { Canonical } from "./types.js";
 
 /** shell-quote, loaded on the first command a condition reads (core/lazy-module.ts). */
@@ -1738,13 +1738,12 @@ class Reader {
 
   /** `sh -c BODY`, `bash -lc BODY`, `bash <<< BODY`, `bash <<EOF` (undetermined), `sh script` (a file). */
   private shell(program: string, args: Word[], redirects: Simple["redirects"]): Word[] {
-    const { hasC, hasS, end: k } = shellOptions(args);
-    for (let j = 0; j < k; j++) {
-      const text = (args[j] as Word).text;
-      const file = SHELL_LONG_WITH_VALUE.has(text) ? args[j + 1] : undefined;
-      if (file && this.producedByProgram(file))
-        this.problem(`${program} ${text} runs a startup script produced by another program`, true);
-    }
+    const { hasC, hasS, end: k, startupFiles } = shellOptions(args);
+    if (startupFiles.some((file) => this.producedByProgram(file)))
+      this.problem(
+        `${program} runs a startup script (--rcfile, --init-file) produced by another program`,
+        true,
+      );
     const own = args.slice(0, k);
     if (hasC) {
       const body = args[k];
@@ -1770,7 +1769,7 @@ class Reader {
    */
   private assignment(word: Word): void {
     this.runEmbedded(assignmentRuns({ word }));
-    const name = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word.text)?.[1];
+    const name = assignedVariable({ text: word.text })?.name;
     if (name !== undefined && STARTUP_FILE_VARIABLES.has(name) && this.producedByProgram(word))
       this.problem(`${name} names a startup script produced by another program`, true);
   }
@@ -2027,12 +2026,19 @@ const SHELLS = new Set([
 const BUSYBOX_SHELLS = new Set(["sh", "ash", "bash", "hush"]);
 /**
  * A shell's options, before its first operand (or a variable, which may be anything): whether they give
- * it `-c` (`-c`, `-ec`, zsh's and fish's `--command`) or `-s` (the script from input), and where the
- * operands begin (after `--` or `-`). `-o`/`+o`/`-O`/`+O` and `--rcfile` take the next word.
+ * it `-c` (`-c`, `-ec`, zsh's and fish's `--command`) or `-s` (the script from input), where the
+ * operands begin (after `--` or `-`), and the startup files `--rcfile`/`--init-file` name.
+ * `-o`/`+o`/`-O`/`+O` and those two take the next word.
  */
-function shellOptions(args: readonly Word[]): { hasC: boolean; hasS: boolean; end: number } {
+function shellOptions(args: readonly Word[]): {
+  hasC: boolean;
+  hasS: boolean;
+  end: number;
+  startupFiles: Word[];
+} {
   let hasC = false;
   let hasS = false;
+  const startupFiles: Word[] = [];
   let k = 0;
   for (; k < args.length; k++) {
     const text = (args[k] as Word).text;
@@ -2042,6 +2048,8 @@ function shellOptions(args: readonly Word[]): { hasC: boolean; hasS: boolean; en
       break;
     }
     if (text === "-o" || text === "+o" || text === "-O" || text === "+O" || SHELL_LONG_WITH_VALUE.has(text)) {
+      const value = args[k + 1];
+      if (value && SHELL_LONG_WITH_VALUE.has(text)) startupFiles.push(value);
       k += 1;
       continue;
     }
@@ -2056,7 +2064,7 @@ function shellOptions(args: readonly Word[]): { hasC: boolean; hasS: boolean; en
     }
     break;
   }
-  return { hasC, hasS, end: k };
+  return { hasC, hasS, end: k, startupFiles };
 }
 
 /** npm's subcommands that run a command (`npm exec`, `npm x`), and its options there that take a value. */
