@@ -738,11 +738,16 @@ describe("shell operators", () => {
       "export CDPATH=/srv; cd sub; rm -rf build",
       "shopt -s cdable_vars; sub=/srv; cd sub && rm -rf x",
       "setopt AUTO_CD; cd sub && rm -rf x",
+      'x=CDP; declare "$x"ATH=/srv; cd sub && rm -rf x',
+      'read -r "$V" <<< /srv; cd sub && rm -rf x',
+      'declare -n r="$V"; r=/srv; cd sub && rm -rf x',
+      'printf -v "$V" /srv; cd sub && rm -rf x',
     ]) {
       expect(inWork(command), command).toBe("unknown");
     }
     // A path that begins with ./ or ../ or / is never looked up in CDPATH.
     expect(inWork("CDPATH=/srv cd ./sub && rm -rf build")).toBe(false);
+    expect(inWork('printf "%s" "$V"; cd sub && rm -rf build')).toBe(false);
   });
 
   it("optionPaths reads those options' values, in every spelling, instead of the operands", () => {

@@ -1307,7 +1307,8 @@ function operands(cmd: ShellCommand): string[] {
  * The directories a command of the line may run in: the caller's `context.cwd`, and what every
  * `cd`/`pushd` of the line makes of it, in any combination (branches and order are not followed, so
  * each may or may not have run). A directory that cannot be read (`cd` alone or `cd -`, `~`, a variable,
- * `popd`, `env -C`, a bare name on a line that mentions CDPATH, cdable_vars or autocd) makes them unknown.
+ * `popd`, `env -C`, a bare name on a line that mentions CDPATH, cdable_vars or autocd, or that assigns a
+ * variable under a computed name) makes them unknown.
  */
 function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: string[] } | { unknown: string } {
   const cwd = getPath(pf.facts, "context.cwd");
@@ -1332,7 +1333,7 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
     const target = operands(cmd)[0];
     if (target === undefined || target === "-" || changes > MAX_CHDIRS)
       return { unknown: `\`${cmd.raw}\` changes to a directory the line does not name` };
-    redirected ??= commands.some((c) => CD_ELSEWHERE.test(c.raw));
+    redirected ??= commands.some((c) => CD_ELSEWHERE.test(c.raw) || assignsComputedName(c));
     if (redirected && !/^(\/|\.\.?(\/|$))/.test(target))
       return { unknown: `\`${cmd.raw}\` may enter a directory CDPATH, cdable_vars or autocd names` };
     const next = new Set(dirs);
@@ -1353,6 +1354,33 @@ function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: strin
  * zsh's ignored underscores. Then a bare NAME (not `/…`, `./…` or `../…`) is a directory the line does not name.
  */
 const CD_ELSEWHERE = /c_*d_*p_*a_*t_*h|c_*d_*a_*b_*l_*e_*v_*a_*r_*s|a_*u_*t_*o_*c_*d/i;
+
+/** Builtins that assign a variable a word names: `declare NAME=…`, `read NAME`, `printf -v NAME`, `mapfile NAME`. */
+const NAMING_BUILTINS = new Set([
+  "declare",
+  "typeset",
+  "export",
+  "local",
+  "readonly",
+  "read",
+  "printf",
+  "mapfile",
+  "readarray",
+]);
+/** The declarations whose `-n` makes a name a reference to the variable its value names. */
+const NAMEREF_BUILTINS = new Set(["declare", "typeset", "local"]);
+
+/**
+ * Whether `cmd` may assign a variable whose name is computed at run time (`declare "${x}ATH=…"`,
+ * `read "$V"`, a nameref `declare -n r="$V"`): that variable may be CDPATH.
+ */
+function assignsComputedName(cmd: ShellCommand): boolean {
+  if (!NAMING_BUILTINS.has(cmd.program)) return false;
+  if (cmd.program === "printf" && !cmd.args.some((a) => a.startsWith("-v"))) return false;
+  if (NAMEREF_BUILTINS.has(cmd.program) && cmd.flags.includes("n"))
+    return cmd.args.some((a) => a.includes("$"));
+  return cmd.args.some((a) => (a.split("=", 1)[0] as string).includes("$"));
+}
 
 /** A word whose expansion the reading cannot follow: a brace pattern or find's `{}`, a dot-glob (may match `..`). */
 const UNREADABLE_OPERAND = /[{}]|(^|\/)\.[^/]*[*?[]/;

@@ -1845,7 +1845,7 @@ class Reader {
         k += 1;
         continue;
       }
-      if (isAssignment(w)) this.runEmbedded(assignmentRuns({ word: w }));
+      if (isAssignment(w)) this.assignment(w);
       if (text.startsWith("-") || isAssignment(w)) continue;
       break;
     }
