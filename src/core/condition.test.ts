@@ -475,6 +475,37 @@ describe("path operators", () => {
   it("treats a missing path as outside every root, never unknown", () => {
     expect(tri({ field: "args.path", op: "pathWithin", value: "/tmp" }, { args: {} }).value).toBe(false);
   });
+
+  it("read a context field's value as a path, so the workspace is the directory it names", () => {
+    const root = (cwd: unknown) =>
+      tri({ field: "context.cwd", op: "pathMatches", value: "/" }, { context: { cwd } }).value;
+    for (const cwd of ["/", "//", "/.", "/..", "/./.", "/tmp/..", "/work/proj/../..", "/tmp/./.."]) {
+      expect(root(cwd), cwd).toBe(true);
+    }
+    for (const cwd of ["/tmp", "/work/proj", "/.x"]) expect(root(cwd), cwd).toBe(false);
+    // A cwd that names no absolute directory is no answer.
+    for (const cwd of ["", ".", "relative", "~", "C:/"]) expect(root(cwd), cwd).toBe("unknown");
+    const home = (cwd: string) =>
+      tri({ field: "context.cwd", op: "pathWithin", value: "/home" }, { context: { cwd } }).value;
+    expect(home("/home//dev/")).toBe(true);
+    expect(home("/home/../etc")).toBe(false);
+  });
+});
+
+describe("plain fields under the operators that read a kind", () => {
+  it("a command op reads the input as a command, a part op a context value as an address", () => {
+    expect(
+      tri({ field: "input", op: "invokes", value: { program: "rm" } }, { input: "sudo rm -rf /" }).value,
+    ).toBe(true);
+    expect(tri({ field: "input", op: "invokes", value: { program: "rm" } }, { input: "ls" }).value).toBe(
+      false,
+    );
+    const host = { field: "context.url", op: "eq", part: "host", value: "example.com" } as const;
+    expect(tri(host, { context: { url: "https://EXAMPLE.com./x" } }).value).toBe(true);
+    expect(tri(host, { context: { url: "https://example.com.evil.test/" } }).value).toBe(false);
+    // Text ops still read the text as it is.
+    expect(tri({ field: "context.cwd", op: "eq", value: "/" }, { context: { cwd: "//" } }).value).toBe(false);
+  });
 });
 
 describe("selectors", () => {

@@ -781,8 +781,13 @@ function kindFor(c: Comparison, raw: unknown, kinds: readonly ArgKind[]): ArgKin
 function select(c: Comparison, pf: PreparedFacts): Selection {
   const field = parseField(c.field);
   switch (field.type) {
-    case "plain":
-      return { subjects: [{ raw: valueAt(pf.facts, field.segments), kind: undefined }], multi: false };
+    case "plain": {
+      // A path, command or part op reads the value as what it compares, whatever the field holds:
+      // `context.cwd pathMatches "/"` sees `/work/proj/../..` as `/`. Other ops read the text.
+      const raw = valueAt(pf.facts, field.segments);
+      const kind = raw === undefined || raw === null ? undefined : kindFor(c, raw, []);
+      return { subjects: [{ raw, kind }], multi: false };
+    }
     case "raw": {
       if (!field.multi)
         return { subjects: [{ raw: valueAt(pf.args, field.segments), kind: undefined }], multi: false };

@@ -1098,7 +1098,7 @@ describe("red team: coding-agent attacker cases", () => {
     }
   });
 
-  it.fails("a workspace written with `..`, `.` or doubled slashes is the directory it names: the root confines nothing, a home directory is above home", async () => {
+  it("a workspace written with `..`, `.` or doubled slashes is the directory it names: the root confines nothing, a home directory is above home", async () => {
     const wrong: string[] = [];
     for (const [tool, input, cwd, expected] of [
       ["Bash", { command: "rm -rf /etc" }, "/work/proj/../..", "ask"],
