@@ -152,36 +152,48 @@ export interface PipesIntoValue {
   to: string[];
 }
 
-const PathRootSchema = z.union([z.string().min(1), z.object({ context: z.string().min(1) }).strict()]);
-const PathRootsSchema = z.union([PathRootSchema, z.array(PathRootSchema).min(1)]);
-const OutsideRootSchema = z.union([PathRootSchema, z.object({ file: z.string().startsWith("/") }).strict()]);
-const OutsideRootsSchema = z.union([OutsideRootSchema, z.array(OutsideRootSchema).min(1)]);
-const StringOrStrings = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
-const InvokesValueSchema = z
-  .object({
-    program: StringOrStrings,
-    flags: z.array(z.string().min(1)).optional(),
-    outside: OutsideRootsSchema.optional(),
-    operandMatches: StringOrStrings.optional(),
-    optionPaths: z
-      .array(
-        z
-          .string()
-          .regex(
-            /^(-[^-\s=][^\s=]*|--[^-\s=][^\s=]*|[A-Za-z][\w-]*=)$/,
-            'an option spelled "-o", "-out", "--output" or "of="',
-          ),
-      )
-      .min(1)
-      .optional(),
-  })
-  .strict()
-  .refine((v) => v.optionPaths === undefined || v.outside !== undefined || v.operandMatches !== undefined, {
-    message: "optionPaths is read by outside or operandMatches: give one of them",
-  });
-const PipesIntoValueSchema = z
-  .object({ from: z.array(z.string().min(1)).min(1), to: z.array(z.string().min(1)).min(1) })
-  .strict();
+/**
+ * The value shapes of the structured ops, built on first use: a policy the build validated is taken as
+ * parsed (load-policy.ts), so only the ops a check meets build theirs (checkValueShape), and a one-shot
+ * check does not pay for the zod objects of every shape at module load.
+ */
+function buildValueSchemas() {
+  const PathRootSchema = z.union([z.string().min(1), z.object({ context: z.string().min(1) }).strict()]);
+  const PathRootsSchema = z.union([PathRootSchema, z.array(PathRootSchema).min(1)]);
+  const OutsideRootSchema = z.union([
+    PathRootSchema,
+    z.object({ file: z.string().startsWith("/") }).strict(),
+  ]);
+  const OutsideRootsSchema = z.union([OutsideRootSchema, z.array(OutsideRootSchema).min(1)]);
+  const StringOrStrings = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+  const InvokesValueSchema = z
+    .object({
+      program: StringOrStrings,
+      flags: z.array(z.string().min(1)).optional(),
+      outside: OutsideRootsSchema.optional(),
+      operandMatches: StringOrStrings.optional(),
+      optionPaths: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^(-[^-\s=][^\s=]*|--[^-\s=][^\s=]*|[A-Za-z][\w-]*=)$/,
+              'an option spelled "-o", "-out", "--output" or "of="',
+            ),
+        )
+        .min(1)
+        .optional(),
+    })
+    .strict()
+    .refine((v) => v.optionPaths === undefined || v.outside !== undefined || v.operandMatches !== undefined, {
+      message: "optionPaths is read by outside or operandMatches: give one of them",
+    });
+  const PipesIntoValueSchema = z
+    .object({ from: z.array(z.string().min(1)).min(1), to: z.array(z.string().min(1)).min(1) })
+    .strict();
+  return { InvokesValueSchema, PipesIntoValueSchema, PathRootsSchema, StringOrStrings };
+}
+let valueSchemas: ReturnType<typeof buildValueSchemas> | undefined;
 
 /** Checks the value a comparison's op needs; the problems, none when it is well formed. */
 export function comparisonValueProblems(options: {
@@ -190,15 +202,16 @@ export function comparisonValueProblems(options: {
   regex?: boolean;
 }): string[] {
   const c = options.comparison;
+  const shapes = VALUE_SHAPES[c.op] === undefined ? undefined : (valueSchemas ??= buildValueSchemas());
   const schema =
     c.op === "invokes"
-      ? InvokesValueSchema
+      ? shapes?.InvokesValueSchema
       : c.op === "pipesInto"
-        ? PipesIntoValueSchema
+        ? shapes?.PipesIntoValueSchema
         : c.op === "pathWithin"
-          ? PathRootsSchema
+          ? shapes?.PathRootsSchema
           : c.op === "pathMatches"
-            ? StringOrStrings
+            ? shapes?.StringOrStrings
             : undefined;
   const problems: string[] = [];
   if (schema) {
@@ -271,26 +284,28 @@ const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
   pathMatches: "a glob or a list of globs",
 };
 
-export const ComparisonSchema = z
-  .object({
-    field: z.string().min(1),
-    op: z.enum(COMPARISON_OPS),
-    value: z.unknown().optional(),
-    caseSensitive: z.boolean().optional(),
-    quantifier: z.enum(QUANTIFIERS).optional(),
-    part: z.enum(VALUE_PARTS).optional(),
-  })
-  .superRefine((c, ctx) => {
-    // Regexes are checked by the schema that holds the condition (`conditionRegexProblems`), which can
-    // name the rule.
-    for (const problem of comparisonValueProblems({ comparison: c as Comparison, regex: false })) {
-      ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
-    }
-  });
+/** A comparison as a policy writes it; built with ConditionSchema, when a policy is first parsed. */
+const comparisonSchema = () =>
+  z
+    .object({
+      field: z.string().min(1),
+      op: z.enum(COMPARISON_OPS),
+      value: z.unknown().optional(),
+      caseSensitive: z.boolean().optional(),
+      quantifier: z.enum(QUANTIFIERS).optional(),
+      part: z.enum(VALUE_PARTS).optional(),
+    })
+    .superRefine((c, ctx) => {
+      // Regexes are checked by the schema that holds the condition (`conditionRegexProblems`), which can
+      // name the rule.
+      for (const problem of comparisonValueProblems({ comparison: c as Comparison, regex: false })) {
+        ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
+      }
+    });
 
 export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
   z.union([
-    ComparisonSchema,
+    comparisonSchema(),
     z.object({ all: z.array(ConditionSchema) }).strict(),
     z.object({ any: z.array(ConditionSchema) }).strict(),
     z.object({ not: ConditionSchema }).strict(),
