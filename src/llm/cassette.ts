@@ -10,10 +10,10 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { WardenError } from "../core/errors.js";
 import { lazyModule } from "../core/lazy-module.js";
+import { CASSETTE_MODES, type CassetteMode } from "./cassette-modes.js";
 import type { ModelMessage } from "./model.js";
 
-export const CASSETTE_MODES = ["record", "replay", "auto"] as const;
-export type CassetteMode = (typeof CASSETTE_MODES)[number];
+export { CASSETTE_MODES, type CassetteMode };
 
 export interface CassetteOptions {
   /** The JSONL file; created (with its folder) on the first recording. */

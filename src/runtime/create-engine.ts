@@ -12,14 +12,13 @@
  * of large subjects in worker threads (src/runtime/offload/check-pool.ts), so no compiled check holds
  * the event loop and a check's time limit always fires.
  *
- * Only the compiled engine is imported up front: the model engines, the QuickJS sandbox and the shield
- * are imported when a setup asks for them (modelEngineModules), so a compiled check — `warden check`
- * as a pre-tool hook — loads none of them.
+ * Only the compiled engine is imported up front: the model engines with their floor and toolbox, the
+ * QuickJS sandbox and the shield are imported when a setup asks for them (modelEngineModules), so a
+ * compiled check — `warden check` as a pre-tool hook — loads none of them.
  */
 import { WardenError } from "../core/errors.js";
 import { createAutoEngine } from "../engines/auto-engine.js";
 import { type CompiledOffload, createCompiledEngine } from "../engines/compiled/compiled-engine.js";
-import { overrulesModel, withDeterministicFloor } from "../engines/deterministic-floor.js";
 import type { Engine } from "../engines/engine.js";
 import type { GuardMemory } from "../engines/guardagent/contracts.js";
 import type { GuardAgentEngine, LearningMode } from "../engines/guardagent/guardagent-engine.js";
@@ -27,7 +26,6 @@ import { withRiskLevel } from "../engines/risk-level.js";
 import type { ModelClient } from "../llm/model.js";
 import type { Sandbox, SandboxLimits } from "../sandbox/sandbox.js";
 import type { ToolFunction } from "../toolbox/tool-function.js";
-import { createToolbox } from "../toolbox/toolbox.js";
 import { createCheckPool } from "./offload/check-pool.js";
 
 export const ENGINE_NAMES = [
@@ -76,14 +74,20 @@ export interface EngineHandle {
   close(): Promise<void>;
 }
 
-/** The modules the model engines need, imported together when the first one is built. */
-async function modelEngineModules() {
-  const [guardagent, baseline, llamaguard, policyBaselines, sandbox] = await Promise.all([
+/**
+ * The modules the model engines need, imported together when the first one is built, and the toolbox
+ * their programs call (the setup's functions, validated here).
+ */
+async function modelEngineModules(options: { setup: EngineSetup }) {
+  const { setup } = options;
+  const [guardagent, baseline, llamaguard, policyBaselines, sandbox, floor, toolbox] = await Promise.all([
     import("../engines/guardagent/guardagent-engine.js"),
     import("../engines/baselines/model-guard-engine.js"),
     import("../engines/baselines/llamaguard-engine.js"),
     import("../engines/baselines/policy-baselines.js"),
     import("../sandbox/quickjs-sandbox.js"),
+    import("../engines/deterministic-floor.js"),
+    import("../toolbox/toolbox.js"),
   ]);
   return {
     createGuardAgentEngine: guardagent.createGuardAgentEngine,
@@ -91,6 +95,9 @@ async function modelEngineModules() {
     createLlamaGuardEngine: llamaguard.createLlamaGuardEngine,
     createPolicyBaselineEngine: policyBaselines.createPolicyBaselineEngine,
     createQuickJsSandbox: sandbox.createQuickJsSandbox,
+    withDeterministicFloor: floor.withDeterministicFloor,
+    overrulesModel: floor.overrulesModel,
+    toolbox: toolbox.createToolbox({ enabled: setup.toolbox ?? true, functions: setup.toolFunctions ?? [] }),
   };
 }
 
@@ -111,7 +118,7 @@ function usesModelEngine(setup: EngineSetup): boolean {
 export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
   const failMode = setup.failMode ?? "closed";
   const closers: (() => Promise<void>)[] = [];
-  const modules = usesModelEngine(setup) ? await modelEngineModules() : undefined;
+  const modules = usesModelEngine(setup) ? await modelEngineModules({ setup }) : undefined;
   let sandbox: Sandbox | undefined;
   const getSandbox = () => {
     if (!sandbox) {
@@ -147,7 +154,6 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
     offload = pool;
   }
   const compiledOptions = offload ? { offload } : {};
-  const toolbox = createToolbox({ enabled: setup.toolbox ?? true, functions: setup.toolFunctions ?? [] });
   const needModel = (name: string): ModelClient => {
     if (!setup.model) {
       throw new WardenError({
@@ -164,7 +170,7 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
     modules!.createGuardAgentEngine({
       model,
       sandbox: getSandbox(),
-      toolbox,
+      toolbox: modules!.toolbox,
       ...(setup.memory ? { memory: setup.memory } : {}),
       ...(setup.shots !== undefined ? { shots: setup.shots } : {}),
       ...(setup.retrieval ? { retrieval: setup.retrieval } : {}),
@@ -173,7 +179,7 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
       ...(setup.sandboxLimits ? { sandboxLimits: setup.sandboxLimits } : {}),
       // A program the floor overrules is not learned as a demonstration.
       learnIf: async ({ policy, subject, decision, trust }) =>
-        !(await overrulesModel({ compiled: floor, policy, subject, decision, trust })),
+        !(await modules!.overrulesModel({ compiled: floor, policy, subject, decision, trust })),
       failMode,
     });
 
@@ -201,31 +207,31 @@ export async function createEngine(setup: EngineSetup): Promise<EngineHandle> {
     }
     case "guardagent":
       ga = guardAgent(needModel("guardagent"));
-      engine = withDeterministicFloor({ engine: ga, compiled: floor });
+      engine = modules!.withDeterministicFloor({ engine: ga, compiled: floor });
       break;
     case "baseline":
-      engine = withDeterministicFloor({
+      engine = modules!.withDeterministicFloor({
         engine: modules!.createModelGuardEngine({
           model: needModel("baseline"),
           ...(setup.memory ? { memory: setup.memory } : {}),
           ...(setup.shots !== undefined ? { shots: setup.shots } : {}),
           ...(setup.retrieval ? { retrieval: setup.retrieval } : {}),
           sandbox: getSandbox(),
-          toolbox,
+          toolbox: modules!.toolbox,
           failMode,
         }),
         compiled: floor,
       });
       break;
     case "llamaguard":
-      engine = withDeterministicFloor({
+      engine = modules!.withDeterministicFloor({
         engine: modules!.createLlamaGuardEngine({ model: needModel("llamaguard"), failMode }),
         compiled: floor,
       });
       break;
     case "direct":
     case "rule-traverse":
-      engine = withDeterministicFloor({
+      engine = modules!.withDeterministicFloor({
         engine: modules!.createPolicyBaselineEngine({
           method: setup.engine,
           model: needModel(setup.engine),

@@ -5,7 +5,7 @@
  * that run without one never load it.
  */
 import { z } from "zod";
-import { CASSETTE_MODES } from "../llm/cassette.js";
+import { CASSETTE_MODES } from "../llm/cassette-modes.js";
 import type { ModelClient } from "../llm/model.js";
 
 export const ModelOptionsSchema = z.object({

@@ -1,11 +1,11 @@
 /**
  * A loaded policy together with what the model engines need from beside it: its seed demonstrations
  * (demonstrations.{yaml,yml,json,jsonl} or a demonstrations/ directory next to the policy file), added to
- * the policy's memory idempotently so seeding at every start stores nothing twice.
+ * the policy's memory idempotently so seeding at every start stores nothing twice. The file reader is
+ * imported when there is a memory to seed: a compiled check (a pre-tool hook) has none.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadDemonstrations } from "../memory/demonstration-file.js";
 import type { MemoryBank } from "../memory/memory-bank.js";
 import { type LoadedPolicy, loadPolicy, type RegexChecks } from "../policies/load-policy.js";
 
@@ -28,6 +28,7 @@ export async function seedPolicyMemory(options: {
   extraDemonstrations?: readonly string[];
 }): Promise<void> {
   const memory = options.memory.forPolicy({ policy: options.loaded.policy.name });
+  const { loadDemonstrations } = await import("../memory/demonstration-file.js");
   for (const path of seedFiles({ loaded: options.loaded })) {
     await memory.seed({ demonstrations: await loadDemonstrations({ path }), origin: "seed" });
   }
