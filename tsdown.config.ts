@@ -48,15 +48,21 @@ const lazyChildProcess = {
  * mapping); zod, with the module the command table loads to turn its JIT off before a check's schemas
  * are built (`one-shot-validation.ts`); then what `check.ts` and `hook.ts` add. The earlier groups take
  * their modules first (priority), so the last one (a group takes its modules' imports with it) cannot
- * pull them in and make every start load it. Dynamic imports stay as they were: a module only some
- * checks need still loads on its first use. Were the module ids not to match (a renamed root),
- * rolldown would split as before: slower, nothing else.
+ * pull them in and make every start load it. In the last group, what only one of the two commands
+ * imports goes to a chunk of its own (`apart`: check.ts and its output format, the hook's event and
+ * session log), so neither start compiles the other's command. Dynamic imports stay as they were: a
+ * module only some checks need still loads on its first use. Were the module ids not to match (a
+ * renamed root), rolldown would split as before: slower, nothing else.
  */
-const CHUNK_GROUPS = [
+const CHUNK_GROUPS: readonly { name: string; roots: readonly string[]; apart?: readonly string[] }[] = [
   { name: "cli-start", roots: ["src/cli/main.ts"] },
   { name: "zod", roots: ["src/cli/one-shot-validation.ts"] },
-  { name: "one-shot-check", roots: ["src/cli/commands/check.ts", "src/cli/commands/hook.ts"] },
-] as const;
+  {
+    name: "one-shot-check",
+    roots: ["src/cli/commands/check.ts", "src/cli/commands/hook.ts"],
+    apart: ["check-command", "hook-command"],
+  },
+];
 const CLI_ENTRY = resolve("src/cli/main.ts");
 type ModuleInfoOf = (id: string) => { importedIds: readonly string[] } | null;
 
@@ -73,19 +79,31 @@ function staticClosure(options: { roots: readonly string[]; info: ModuleInfoOf }
   return seen;
 }
 
-/** The groups of CHUNK_GROUPS as rolldown's `codeSplitting.groups` (the module graph is read once). */
+/**
+ * The groups of CHUNK_GROUPS as rolldown's `codeSplitting.groups` (the module graph is read once): each
+ * module goes to the first group whose closure has it, and in a group with `apart` names, a module
+ * only one root reaches goes to that root's chunk.
+ */
 function oneShotChunkGroups() {
-  let closures: Set<string>[] | undefined;
-  const groupName = (id: string, info: ModuleInfoOf): string | undefined => {
+  let closures: { all: Set<string>; byRoot: Set<string>[] }[] | undefined;
+  const chunkName = (id: string, info: ModuleInfoOf): { name: string } | undefined => {
     if (id === CLI_ENTRY) return undefined;
-    closures ??= CHUNK_GROUPS.map((group) => staticClosure({ roots: group.roots, info }));
-    const index = closures.findIndex((closure) => closure.has(id));
-    return index === -1 ? undefined : CHUNK_GROUPS[index]!.name;
+    closures ??= CHUNK_GROUPS.map((group) => ({
+      all: staticClosure({ roots: group.roots, info }),
+      byRoot: group.roots.map((root) => staticClosure({ roots: [root], info })),
+    }));
+    const index = closures.findIndex((closure) => closure.all.has(id));
+    if (index === -1) return undefined;
+    const group = CHUNK_GROUPS[index]!;
+    const reaching = closures[index]!.byRoot.flatMap((closure, i) => (closure.has(id) ? [i] : []));
+    const apart = reaching.length === 1 ? group.apart?.[reaching[0]!] : undefined;
+    return { name: apart ?? group.name };
   };
-  return CHUNK_GROUPS.map((group, i) => ({
+  const names = CHUNK_GROUPS.flatMap((group) => [group.name, ...(group.apart ?? [])]);
+  return names.map((name, i) => ({
     name: (id: string, ctx: { getModuleInfo: ModuleInfoOf }) =>
-      groupName(id, (m) => ctx.getModuleInfo(m)) === group.name ? group.name : null,
-    priority: CHUNK_GROUPS.length - i,
+      chunkName(id, (m) => ctx.getModuleInfo(m))?.name === name ? name : null,
+    priority: names.length - i,
   }));
 }
 
