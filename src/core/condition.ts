@@ -194,6 +194,7 @@ function buildValueSchemas() {
   return { InvokesValueSchema, PipesIntoValueSchema, PathRootsSchema, StringOrStrings };
 }
 let valueSchemas: ReturnType<typeof buildValueSchemas> | undefined;
+const valueShapes = () => (valueSchemas ??= buildValueSchemas());
 
 /** Checks the value a comparison's op needs; the problems, none when it is well formed. */
 export function comparisonValueProblems(options: {
@@ -202,7 +203,7 @@ export function comparisonValueProblems(options: {
   regex?: boolean;
 }): string[] {
   const c = options.comparison;
-  const shapes = VALUE_SHAPES[c.op] === undefined ? undefined : (valueSchemas ??= buildValueSchemas());
+  const shapes = VALUE_SHAPES[c.op] === undefined ? undefined : valueShapes();
   const schema =
     c.op === "invokes"
       ? shapes?.InvokesValueSchema
