@@ -12,7 +12,7 @@
  * name like "click"; `isCode` tells a plain name from code that could not be read, which the shield
  * must treat as undetermined (step-facts.ts).
  */
-import { decodePythonEscapes } from "../compiled/extractors/ehragent/py-tokenizer.js";
+import { decodePythonEscapes } from "./python-escapes.js";
 
 export type ActionLiteral = string | number | boolean | null | ActionLiteral[];
 

@@ -4,6 +4,8 @@
  * replacement fields), comprehensions, lambdas, slices, starred arguments and chained comparisons.
  * Malformed input raises a WardenError (EXTRACTION_FAILED) naming the line and column.
  */
+
+import { decodePythonEscapes } from "../../../common/python-escapes.js";
 import type {
   ExceptHandler,
   Expr,
@@ -15,7 +17,7 @@ import type {
   Param,
   Stmt,
 } from "./py-ast.js";
-import { decodePythonEscapes, PY_KEYWORDS, syntaxError, type Token, tokenizePython } from "./py-tokenizer.js";
+import { PY_KEYWORDS, syntaxError, type Token, tokenizePython } from "./py-tokenizer.js";
 
 /** A list of words written as one block of text. */
 const words = (text: string): string[] => text.trim().split(/\s+/);

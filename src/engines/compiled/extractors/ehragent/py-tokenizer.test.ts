@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isWardenError } from "../../../../core/errors.js";
-import { decodePythonEscapes, type Token, tokenizePython } from "./py-tokenizer.js";
+import { type Token, tokenizePython } from "./py-tokenizer.js";
 
 const kinds = (tokens: Token[]) =>
   tokens.map((t) => (t.kind === "name" || t.kind === "op" ? t.value : t.kind));
@@ -133,30 +133,6 @@ describe("tokenizePython", () => {
         expect(strings(`x = ${pythonLiteral(text, quote)}`)).toEqual([text]);
       }),
       { numRuns: 300 },
-    );
-  });
-
-  it("decodePythonEscapes refuses the escapes Python refuses, and \\N, which it cannot decode", () => {
-    for (const body of [
-      String.raw`\x6`,
-      String.raw`\u00e`,
-      String.raw`\U0011ffff`,
-      String.raw`\N`,
-      String.raw`a\N{DASH}`,
-    ]) {
-      expect(() => decodePythonEscapes({ body }), body).toThrow(/escape/);
-    }
-    expect(decodePythonEscapes({ body: String.raw`\U0010ffff\q` })).toBe("\u{10ffff}\\q");
-  });
-
-  it("decodePythonEscapes leaves text without backslashes alone (property)", () => {
-    fc.assert(
-      fc.property(
-        fc.string().filter((s) => !s.includes("\\")),
-        (body) => {
-          expect(decodePythonEscapes({ body })).toBe(body);
-        },
-      ),
     );
   });
 });
