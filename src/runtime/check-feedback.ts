@@ -39,12 +39,15 @@ export type FeedbackSink = (options: {
   correct: boolean;
 }) => Promise<boolean>;
 
-const FeedbackSchema = z.object({
-  policy: z.string().min(1),
-  subject: z.object({ input: z.string(), output: z.string() }).passthrough(),
-  label: z.enum(["allow", "deny"]),
-  caller: z.object({ name: z.string(), scopes: z.array(z.string()) }).passthrough(),
-});
+/** Built when feedback is first given: a one-shot check (`warden hook`) never takes any. */
+const FeedbackSchema = z.lazy(() =>
+  z.object({
+    policy: z.string().min(1),
+    subject: z.object({ input: z.string(), output: z.string() }).passthrough(),
+    label: z.enum(["allow", "deny"]),
+    caller: z.object({ name: z.string(), scopes: z.array(z.string()) }).passthrough(),
+  }),
+);
 
 /** Hashes a check only when feedback is on: `warden check` (no feedback sink) never loads node:crypto. */
 const crypto = lazyModule<typeof import("node:crypto")>({ specifier: "node:crypto" });
