@@ -4,6 +4,7 @@
  * as /dev/zero, a directory or a huge file is a usage error naming the option, not an out-of-memory.
  * JSON inputs are also checked for nesting depth (iteratively) before anything walks them.
  */
+import { readSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
@@ -26,16 +27,42 @@ function tooLarge(option: string, what: string, maxBytes: number): WardenError {
   return usage(option, `${what} is larger than ${maxBytes} bytes (raise the limit with --max-input-bytes)`);
 }
 
+const STDIN_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * stdin to its end. Descriptor 0 is read with blocking reads, as a hook gets it (a pipe or a file):
+ * `process.stdin` would set up a stream (a socket, for a pipe) that costs a one-shot command a few
+ * milliseconds of its start. A descriptor that is non-blocking (EAGAIN: a parent made it so) is read
+ * on through `process.stdin`, from where the blocking reads stopped.
+ */
 async function readStdin(options: { option: string; maxBytes: number }): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of process.stdin) {
-    total += (chunk as Buffer).length;
-    if (total > options.maxBytes) {
-      process.stdin.destroy();
-      throw tooLarge(options.option, "stdin", options.maxBytes);
+  const take = (chunk: Buffer) => {
+    total += chunk.length;
+    if (total > options.maxBytes) throw tooLarge(options.option, "stdin", options.maxBytes);
+    chunks.push(chunk);
+  };
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(STDIN_CHUNK_BYTES);
+    let read: number;
+    try {
+      read = readSync(0, buffer, 0, buffer.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Windows reports the end of a pipe as an EOF error.
+      if (code === "EOF") break;
+      if (code !== "EAGAIN") throw error;
+      try {
+        for await (const chunk of process.stdin) take(chunk as Buffer);
+      } catch (streamError) {
+        process.stdin.destroy();
+        throw streamError;
+      }
+      break;
     }
-    chunks.push(chunk as Buffer);
+    if (read === 0) break;
+    take(buffer.subarray(0, read));
   }
   return Buffer.concat(chunks).toString("utf8");
 }

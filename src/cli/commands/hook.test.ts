@@ -2,7 +2,7 @@
  * `warden hook` as Claude Code runs it: a real process, one PreToolUse event as JSON on stdin, the
  * answer on stdout, exit 0. The mapping's own cases (hook-event.ts) are tested without a process below.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -82,6 +82,41 @@ describe("warden hook (a real process, as Claude Code runs it)", () => {
       });
     }
   }, 240_000);
+
+  // The hook reads descriptor 0 with blocking reads; one a parent made non-blocking is read as a stream.
+  // Node cannot hand a child such a descriptor, so python3 does (skipped where there is none).
+  it.skipIf(spawnSync("python3", ["--version"]).status !== 0)(
+    "reads an event that arrives late on a non-blocking stdin",
+    () => {
+      const script = [
+        "import os, fcntl, subprocess, sys, time",
+        "r, w = os.pipe()",
+        "fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)",
+        "child = subprocess.Popen(sys.argv[1:], stdin=r, stdout=subprocess.PIPE)",
+        "os.close(r)",
+        "data = sys.stdin.buffer.read()",
+        "time.sleep(0.3)",
+        "os.write(w, data[:40])",
+        "time.sleep(0.2)",
+        "os.write(w, data[40:])",
+        "os.close(w)",
+        "sys.stdout.buffer.write(child.communicate(timeout=60)[0])",
+      ].join("\n");
+      const r = spawnSync(
+        "python3",
+        ["-c", script, process.execPath, bin, "hook", "--policy", "coding-agent", "--format", "generic"],
+        {
+          input: event("Bash", { command: "rm -rf /" }, "session-late"),
+          encoding: "utf8",
+          timeout: 90_000,
+          env: { ...process.env, WARDEN_STORE: ":memory:", WARDEN_HOOK_SESSIONS: join(dir, "sessions") },
+        },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ decision: "deny", rules: ["shell.no-destruction"] });
+    },
+    120_000,
+  );
 
   it("answers the generic contract, and refuses (exit 0) what it cannot read", async () => {
     const generic = await hook({
