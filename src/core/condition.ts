@@ -1835,6 +1835,22 @@ function testReading(
 
 const checked = new WeakSet<Comparison>();
 
+/**
+ * Records the comparisons of a condition the policy schema has validated (its parse checks each value's
+ * shape with comparisonValueProblems, as checkValueShape would), so a check does not validate them a
+ * second time on first use: a one-shot check (`warden hook`) would build every value schema for it.
+ */
+export function markValueShapesChecked(options: { condition: Condition }): void {
+  const stack: Condition[] = [options.condition];
+  while (stack.length > 0) {
+    const c = stack.pop()!;
+    if ("all" in c) stack.push(...c.all);
+    else if ("any" in c) stack.push(...c.any);
+    else if ("not" in c) stack.push(c.not);
+    else checked.add(c);
+  }
+}
+
 /** Rejects a malformed value of the structured ops once per comparison object (policies are long-lived). */
 function checkValueShape(c: Comparison): void {
   if (checked.has(c) || !VALUE_SHAPES[c.op]) return;

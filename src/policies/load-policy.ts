@@ -27,6 +27,7 @@ import {
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
+import { markValueShapesChecked } from "../core/condition.js";
 import { WardenError } from "../core/errors.js";
 import { lazyModule } from "../core/lazy-module.js";
 import { MAX_POLICY_FILE_BYTES } from "../core/limits.js";
@@ -181,6 +182,23 @@ function withTexts(options: { file: PolicyFile; dir: string }): Policy {
   };
 }
 
+/**
+ * A policy whose document the schema validated (parsed here, or bytes the build validated): the value
+ * shapes of its comparisons are not checked again when a check first meets them.
+ */
+function validated(policy: Policy): Policy {
+  for (const rule of policy.rules?.toolRules ?? []) {
+    if (rule.when) markValueShapesChecked({ condition: rule.when });
+  }
+  for (const predicate of policy.rules?.predicates ?? []) {
+    const binding = predicate.binding;
+    if (binding?.kind === "condition" || binding?.kind === "history") {
+      markValueShapesChecked({ condition: binding.when });
+    }
+  }
+  return policy;
+}
+
 /** Parses an in-memory policy document whose file references resolve against `dir`. */
 export function parsePolicyDocument(options: {
   document: unknown;
@@ -195,7 +213,7 @@ export function parsePolicyDocument(options: {
     what,
     ...(options.regexes ? { regexes: options.regexes } : {}),
   });
-  return withTexts({ file, dir: options.dir });
+  return validated(withTexts({ file, dir: options.dir }));
 }
 
 /**
@@ -289,5 +307,5 @@ export function loadPolicy(options: z.input<typeof LoadPolicyOptionsSchema>): Lo
   }
   const dir = dirname(path);
   const file = readPolicyFileContent({ path, what: `policy ${path}`, regexes });
-  return { policy: withTexts({ file, dir }), dir, path, bundled };
+  return { policy: validated(withTexts({ file, dir })), dir, path, bundled };
 }
