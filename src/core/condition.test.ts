@@ -492,6 +492,25 @@ describe("path operators", () => {
   });
 });
 
+describe("globSelects: a search tool's file glob", () => {
+  it("holds when the glob admits one of the paths, and is unknown where it cannot be read", () => {
+    const c: Condition = { field: "args.glob", op: "globSelects", value: [".env", ".aws/credentials"] };
+    const v = (glob: unknown) => tri(c, { args: { glob } }).value;
+    expect(v("?env")).toBe(true);
+    expect(v("{.aws,credentials}")).toBe(true);
+    expect(v("*.ts")).toBe(false);
+    expect(v(["*.ts", "*env"])).toBe(true);
+    expect(v(undefined)).toBe(false);
+    expect(v(7)).toBe("unknown");
+    expect(v("*".repeat(5000))).toBe("unknown");
+    // The glob is read as written, never as a canonical path: `./*env` is still a glob.
+    expect(tri({ ...c, field: "args.path" }, { args: { path: "./*env" } }).value).toBe(true);
+    expect(
+      conditionProblems({ condition: { field: "args.glob", op: "globSelects", value: [] } }),
+    ).not.toEqual([]);
+  });
+});
+
 describe("plain fields under the operators that read a kind", () => {
   it("a command op reads the input as a command, a part op a context value as an address", () => {
     expect(

@@ -40,6 +40,7 @@ import {
   type EmailAddress,
   findStartingPoints,
   flagReadings,
+  globSelects,
   joinedTexts,
   listReadings,
   numberReadings,
@@ -82,6 +83,7 @@ export const COMPARISON_OPS = [
   "pathMatches",
   "invokes",
   "pipesInto",
+  "globSelects",
 ] as const;
 export type ComparisonOp = (typeof COMPARISON_OPS)[number];
 
@@ -211,7 +213,7 @@ export function comparisonValueProblems(options: {
         ? shapes?.PipesIntoValueSchema
         : c.op === "pathWithin"
           ? shapes?.PathRootsSchema
-          : c.op === "pathMatches"
+          : c.op === "pathMatches" || c.op === "globSelects"
             ? shapes?.StringOrStrings
             : undefined;
   const problems: string[] = [];
@@ -283,6 +285,7 @@ const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
   pipesInto: "{ from: string[], to: string[] }",
   pathWithin: 'a root or a list of roots (a root is a path or { "context": "cwd" })',
   pathMatches: "a glob or a list of globs",
+  globSelects: 'a path or a list of paths, relative to the search root (".env", ".aws/credentials")',
 };
 
 /** A comparison as a policy writes it; built with ConditionSchema, when a policy is first parsed. */
@@ -780,7 +783,7 @@ const PART_KINDS: Record<ValuePart, ArgKind[]> = {
 
 /** The kind a comparison reads a value as: forced by its op or part, else the leaf's first kind. */
 function kindFor(c: Comparison, raw: unknown, kinds: readonly ArgKind[]): ArgKind | undefined {
-  if (c.op === "exists" || c.op === "empty") return undefined;
+  if (c.op === "exists" || c.op === "empty" || c.op === "globSelects") return undefined;
   if (PATH_OPS.has(c.op)) return "path";
   if (COMMAND_OPS.has(c.op)) return "command";
   if (c.part) {
@@ -1064,10 +1067,14 @@ function readingUnits(
   strict: boolean,
 ): Unit[] {
   const { raw, kind } = subject;
-  if ((raw === undefined || raw === null) && (PATH_OPS.has(c.op) || COMMAND_OPS.has(c.op))) {
-    // No path or command at all: the op is false (like `startsWith` on a missing value), never unknown.
+  if (
+    (raw === undefined || raw === null) &&
+    (PATH_OPS.has(c.op) || COMMAND_OPS.has(c.op) || c.op === "globSelects")
+  ) {
+    // No path, command or glob at all: the op is false (like `startsWith` on a missing value), never unknown.
     return [{ result: false }];
   }
+  if (c.op === "globSelects") return [globUnit(c, raw)];
   if (kind === undefined) return [plainUnit(c, reads, pf, raw)];
   if (c.op === "pipesInto") {
     const line = subject.line ?? raw;
@@ -1100,6 +1107,27 @@ function readingUnits(
       return commands.map(commandTextUnit);
     }
   }
+}
+
+/**
+ * `globSelects`: the value is a search tool's file glob (ripgrep's --glob, as written; a list is each of
+ * its globs), true when it admits one of the rule's paths (canonical/search-glob.ts). A glob past what
+ * Warden reads, or a value that is no glob, is unknown.
+ */
+function globUnit(c: Comparison, raw: unknown): Unit {
+  const globs = Array.isArray(raw) ? raw : [raw];
+  const paths = asList(c.value) as string[];
+  let unknown: string | undefined;
+  for (const glob of globs) {
+    if (typeof glob !== "string") {
+      unknown = "a glob that is not a text";
+      continue;
+    }
+    const selects = globSelects({ glob, paths, caseFold: c.caseSensitive !== true });
+    if (selects === true) return { result: true };
+    if (selects === undefined) unknown = "a glob longer, or with more brace alternatives, than Warden reads";
+  }
+  return unknown === undefined ? { result: false } : { unknown };
 }
 
 /** A version after a program's name (`python3.12`, `php8.2`, `bash5`, `gcc-12`): the same program to a rule. */

@@ -1098,7 +1098,7 @@ describe("red team: coding-agent attacker cases", () => {
     }
   });
 
-  it.fails("a Grep glob that selects a hidden secret file, however it is spelled, is refused: ripgrep searches what --glob admits", async () => {
+  it("a Grep glob that selects a hidden secret file, however it is spelled, is refused: ripgrep searches what --glob admits", async () => {
     // ripgrep skips hidden files and directories unless a --glob admits them; a glob beginning with a
     // wildcard, a class or a brace admits .env as surely as one that names it.
     const grep = (glob: string, expected: Case[2]): Case => ["Grep", { pattern: "KEY", glob }, expected];
