@@ -511,6 +511,43 @@ describe("globSelects: a search tool's file glob", () => {
   });
 });
 
+describe("invokes with globSelects: a search program's file glob in a command", () => {
+  const c: Condition = {
+    field: "args.command",
+    op: "invokes",
+    value: {
+      program: ["rg", "grep", "find"],
+      optionPaths: ["-g", "--glob", "--include", "-name", "-path"],
+      globSelects: [".env", "id_rsa"],
+    },
+  };
+  const v = (command: string) => tri(c, { args: { command }, context: { cwd: "/w" } }).value;
+
+  it("reads the options' values as globs, every spelling", () => {
+    expect(v("rg -g '?env' KEY")).toBe(true);
+    expect(v("rg --glob=*.env KEY")).toBe(true);
+    expect(v("rg -g=?env KEY")).toBe(true);
+    expect(v("grep -r --include='id_*' KEY ~")).toBe(true);
+    expect(v("find . -name '[.]env' -exec cat {} +")).toBe(true);
+    expect(v("rg -g '*.ts' TODO")).toBe(false);
+    expect(v("cat README.md")).toBe(false);
+  });
+
+  it("leaves out find's tests that only exclude", () => {
+    expect(v("find . -not -name '?env' -type f")).toBe(false);
+    expect(v("find . ! -path '*env'")).toBe(false);
+    expect(v("find . -path '*env' -prune -o -print")).toBe(false);
+    expect(v("find . -not -name '*.md' -name '?env'")).toBe(true);
+  });
+
+  it("needs optionPaths to read", () => {
+    const problems = conditionProblems({
+      condition: { field: "args.command", op: "invokes", value: { program: "rg", globSelects: [".env"] } },
+    });
+    expect(problems.join(" ")).toMatch(/op invokes needs .*globSelects\?: paths/);
+  });
+});
+
 describe("plain fields under the operators that read a kind", () => {
   it("a command op reads the input as a command, a part op a context value as an address", () => {
     expect(

@@ -135,7 +135,9 @@ export type OutsideRoot = PathRoot | { file: string };
  * `cd`/`pushd` of the line may have entered; one that cannot be read statically (a variable, `~`, words
  * `xargs` appends; for `outside` also a brace pattern or find's `{}`, a dot-glob that may match `..`)
  * makes the comparison unknown. With `optionPaths`, the values of those options are read instead of the
- * operands (`curl -o FILE`, `tar -C DIR`, dd's `of=FILE`: `optionValues`).
+ * operands (`curl -o FILE`, `tar -C DIR`, dd's `of=FILE`: `optionValues`). With `globSelects`, one of
+ * those options' values, read as a search program's file glob (`rg -g`, `grep --include`, `find -name`
+ * or `-path`), admits one of these paths (optionGlobSelects).
  */
 export interface InvokesValue {
   program: string | string[];
@@ -147,6 +149,8 @@ export interface InvokesValue {
    * `-out` (a single-dash name, openssl's), `--output` (long), `of=` (a word that begins so).
    */
   optionPaths?: string[];
+  /** Paths relative to a search's root (`.env`, `.aws/credentials`) that no value of `optionPaths` may admit. */
+  globSelects?: string | string[];
 }
 /** `pipesInto`: some data flow from one of the `from` programs into one of the `to` programs ("*" = any). */
 export interface PipesIntoValue {
@@ -174,6 +178,7 @@ function buildValueSchemas() {
       flags: z.array(z.string().min(1)).optional(),
       outside: OutsideRootsSchema.optional(),
       operandMatches: StringOrStrings.optional(),
+      globSelects: StringOrStrings.optional(),
       optionPaths: z
         .array(
           z
@@ -187,8 +192,16 @@ function buildValueSchemas() {
         .optional(),
     })
     .strict()
-    .refine((v) => v.optionPaths === undefined || v.outside !== undefined || v.operandMatches !== undefined, {
-      message: "optionPaths is read by outside or operandMatches: give one of them",
+    .refine(
+      (v) =>
+        v.optionPaths === undefined ||
+        v.outside !== undefined ||
+        v.operandMatches !== undefined ||
+        v.globSelects !== undefined,
+      { message: "optionPaths is read by outside, operandMatches or globSelects: give one of them" },
+    )
+    .refine((v) => v.globSelects === undefined || v.optionPaths !== undefined, {
+      message: "globSelects reads the values of optionPaths: give them",
     });
   const PipesIntoValueSchema = z
     .object({ from: z.array(z.string().min(1)).min(1), to: z.array(z.string().min(1)).min(1) })
@@ -281,7 +294,7 @@ function hostPatternProblems(c: Comparison): string[] {
 
 const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
   invokes:
-    "{ program: string | string[], flags?: string[], outside?: roots, operandMatches?: globs, optionPaths?: options }",
+    "{ program: string | string[], flags?: string[], outside?: roots, operandMatches?: globs, optionPaths?: options, globSelects?: paths }",
   pipesInto: "{ from: string[], to: string[] }",
   pathWithin: 'a root or a list of roots (a root is a path or { "context": "cwd" })',
   pathMatches: "a glob or a list of globs",
@@ -1318,7 +1331,13 @@ function invokesUnit(
     }
     const wanted = wantedFlags(c, value, cmd.program);
     if (wanted.every((f) => cmd.flags.includes(f))) {
-      const operandsHold = operandConditions({ value, cmd, commands: within.all, pf });
+      const operandsHold = operandConditions({
+        value,
+        cmd,
+        commands: within.all,
+        pf,
+        caseFold: c.caseSensitive !== true,
+      });
       if (operandsHold === true) return { result: true };
       if (operandsHold !== false) maybe ??= operandsHold.unknown;
     } else if (cmd.unknownFlags) maybe ??= "a variable in the command may supply the flags";
@@ -1507,13 +1526,23 @@ function operandConditions(o: {
   cmd: ShellCommand;
   commands: ShellCommand[];
   pf: PreparedFacts;
+  caseFold: boolean;
 }): boolean | { unknown: string } {
-  const { value, ...rest } = o;
+  const { value, caseFold, ...rest } = o;
   const on = { ...rest, ...(value.optionPaths ? { optionPaths: value.optionPaths } : {}) };
   const results: (boolean | { unknown: string })[] = [];
   if (value.outside !== undefined) results.push(operandOutside({ ...on, value: value.outside }));
   if (value.operandMatches !== undefined)
     results.push(operandMatching({ ...on, globs: asList(value.operandMatches) as string[] }));
+  if (value.globSelects !== undefined)
+    results.push(
+      optionGlobSelects({
+        cmd: o.cmd,
+        options: value.optionPaths ?? [],
+        paths: asList(value.globSelects) as string[],
+        caseFold,
+      }),
+    );
   if (results.includes(false)) return false;
   return results.find((r): r is { unknown: string } => r !== true) ?? true;
 }
@@ -1655,6 +1684,52 @@ function someOperand(o: {
     }
   }
   return unknown !== undefined ? { unknown } : false;
+}
+
+/**
+ * Does the value of one of `options` in `cmd`, read as a search program's file glob, admit one of
+ * `paths` (globSelects: as ripgrep's `--glob` reads it, a hidden directory only where the glob matches
+ * it; a path of one component is a name, as `find -name` and `grep --include` match one)? A value
+ * written `=GLOB` (`-g=?env`) is also read without the `=`. Unknown when a value is past what the glob
+ * reader reads, or is a word the line appends.
+ */
+function optionGlobSelects(o: {
+  cmd: ShellCommand;
+  options: readonly string[];
+  paths: readonly string[];
+  caseFold: boolean;
+}): boolean | { unknown: string } {
+  const read = optionValues({ cmd: withoutFindExclusions(o.cmd), options: o.options });
+  if ("unknown" in read) return read;
+  let unknown: string | undefined;
+  for (const value of read.values) {
+    for (const glob of value.startsWith("=") ? [value, value.slice(1)] : [value]) {
+      const selects = globSelects({ glob, paths: o.paths, caseFold: o.caseFold });
+      if (selects === true) return true;
+      if (selects === undefined)
+        unknown ??= `\`${o.cmd.raw}\`: a file glob longer, or with more brace alternatives, than Warden reads`;
+    }
+  }
+  return unknown !== undefined ? { unknown } : false;
+}
+
+/**
+ * `find` without the tests that only exclude: one negated (`-not -path X`, `! -name X`) or pruned
+ * (`-path X -prune`), whose glob names what the command leaves out. Other commands as they are.
+ */
+function withoutFindExclusions(cmd: ShellCommand): ShellCommand {
+  if (cmd.program !== "find") return cmd;
+  const args: string[] = [];
+  for (let i = 0; i < cmd.args.length; i++) {
+    const word = cmd.args[i] as string;
+    const test = /^-i?(name|path|wholename)$/.test(word);
+    if (test && (cmd.args[i - 1] === "-not" || cmd.args[i - 1] === "!" || cmd.args[i + 2] === "-prune")) {
+      i++;
+      continue;
+    }
+    args.push(word);
+  }
+  return { ...cmd, args };
 }
 
 /** Below one of the roots, not a root itself: `rm -rf .` in the workspace removes the workspace. */

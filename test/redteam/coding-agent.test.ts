@@ -1128,7 +1128,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a search program's file glob in the shell that admits a hidden secret is refused, as the Grep tool's is", async () => {
+  it("a search program's file glob in the shell that admits a hidden secret is refused, as the Grep tool's is", async () => {
     await expectCases([
       bash("rg -g '?env' KEY", "deny"),
       bash("rg --glob='*.env' KEY", "deny"),
