@@ -1163,6 +1163,18 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
+  it.fails("an editor's backup or autosave of a secret file is as secret as the file", async () => {
+    await expectCases([
+      ["Read", { file_path: `${CWD}/.env~` }, "deny"],
+      ["Read", { file_path: `${CWD}/#.env#` }, "deny"],
+      ["Read", { file_path: `${CWD}/.#.env` }, "deny"],
+      ["Read", { file_path: "/home/dev/.ssh/id_rsa~" }, "deny"],
+      ["Read", { file_path: `${CWD}/id_ed25519~` }, "deny"],
+      ["Read", { file_path: "/home/dev/.bash_history~" }, "deny"],
+      ["Read", { file_path: `${CWD}/notes.txt~` }, "allow"],
+    ]);
+  });
+
   it("a workspace written with `..`, `.` or doubled slashes is the directory it names: the root confines nothing, a home directory is above home", async () => {
     const wrong: string[] = [];
     for (const [tool, input, cwd, expected] of [
