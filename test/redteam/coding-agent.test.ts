@@ -1163,7 +1163,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("an editor's backup or autosave of a secret file is as secret as the file", async () => {
+  it("an editor's backup or autosave of a secret file is as secret as the file", async () => {
     await expectCases([
       ["Read", { file_path: `${CWD}/.env~` }, "deny"],
       ["Read", { file_path: `${CWD}/#.env#` }, "deny"],
