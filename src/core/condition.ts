@@ -1713,23 +1713,33 @@ function optionGlobSelects(o: {
   return unknown !== undefined ? { unknown } : false;
 }
 
+/** find's negations: `-not` and `!`. */
+const FIND_NOT = new Set(["-not", "!"]);
+
 /**
- * `find` without the tests that only exclude: one negated (`-not -path X`, `! -name X`) or pruned
- * (`-path X -prune`), whose glob names what the command leaves out. Other commands as they are.
+ * `find` without the tests that only exclude: one negated an odd number of times (`-not -path X`,
+ * `! -name X`; `-not -not -name X` selects), or pruned with an alternative after it (`-path X -prune -o
+ * …`; a `-prune` followed by an action runs it on what it matched), whose glob names what the command
+ * leaves out. Other commands as they are.
  */
 function withoutFindExclusions(cmd: ShellCommand): ShellCommand {
   if (cmd.program !== "find") return cmd;
-  const args: string[] = [];
-  for (let i = 0; i < cmd.args.length; i++) {
-    const word = cmd.args[i] as string;
-    const test = /^-i?(name|path|wholename)$/.test(word);
-    if (test && (cmd.args[i - 1] === "-not" || cmd.args[i - 1] === "!" || cmd.args[i + 2] === "-prune")) {
-      i++;
-      continue;
+  const { args } = cmd;
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (/^-i?(name|path|wholename)$/.test(word)) {
+      let negations = 0;
+      while (FIND_NOT.has(args[i - 1 - negations] as string)) negations++;
+      const pruned = args[i + 2] === "-prune" && (args[i + 3] === "-o" || args[i + 3] === "-or");
+      if (negations % 2 === 1 || pruned) {
+        i++;
+        continue;
+      }
     }
-    args.push(word);
+    kept.push(word);
   }
-  return { ...cmd, args };
+  return { ...cmd, args: kept };
 }
 
 /** Below one of the roots, not a root itself: `rm -rf .` in the workspace removes the workspace. */

@@ -1216,7 +1216,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a find test is left out as an exclusion only where it excludes: once negated, or pruned with -o after it", async () => {
+  it("a find test is left out as an exclusion only where it excludes: once negated, or pruned with -o after it", async () => {
     await expectCases([
       bash("find . -name '?env' -prune -exec cat {} +", "deny"),
       bash("find . -not -not -name '?env' -exec cat {} +", "deny"),
