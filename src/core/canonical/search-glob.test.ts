@@ -259,9 +259,18 @@ describe("a search tool's file glob (ripgrep --glob)", () => {
     expect(
       globSelects({ glob: "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", paths: [".env"], caseFold: true }),
     ).toBe(undefined);
-    const crafted = `${"*a".repeat(400)}*b`;
+    const crafted = `${"*a".repeat(120)}*b`;
     const path = `.${"a".repeat(60)}`;
     expect(globSelects({ glob: crafted, paths: [path], caseFold: false })).toBe(false);
+    // Past 256 characters, 64 alternatives, or 2,048 characters of alternatives together: no answer.
+    expect(globSelects({ glob: `${"*a".repeat(128)}*b`, paths: [path], caseFold: false })).toBeUndefined();
+    expect(globSelects({ glob: `${"{a,b}".repeat(7)}`, paths: [".env"], caseFold: true })).toBeUndefined();
+    expect(
+      globSelects({ glob: `${"x".repeat(60)}{a,b}{a,b}{a,b}{a,b}{a,b}`, paths: [".env"], caseFold: true }),
+    ).toBeUndefined();
+    expect(
+      globSelects({ glob: `${"x".repeat(60)}{a,b}{a,b}{a,b}{a,b}?env`, paths: [".env"], caseFold: true }),
+    ).toBe(false);
   });
 
   it("matches as picomatch does on globs without ripgrep's differences (property)", () => {

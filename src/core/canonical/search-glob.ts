@@ -11,10 +11,15 @@
  * (undefined), which a check reads as unknown and fails closed.
  */
 
-/** Longest glob read; a longer one is no answer. */
-const MAX_GLOB_CHARS = 1_024;
+/** Longest glob read; a longer one is no answer. A search's globs are tens of characters. */
+const MAX_GLOB_CHARS = 256;
 /** Most alternatives a glob's braces may expand to; more is no answer. */
-const MAX_EXPANSIONS = 256;
+const MAX_EXPANSIONS = 64;
+/**
+ * Most characters all the alternatives may hold together; more is no answer. With the two bounds above
+ * it keeps the work of one glob against a policy's paths to milliseconds.
+ */
+const MAX_EXPANDED_CHARS = 2_048;
 
 type Token =
   | { t: "lit"; c: string }
@@ -84,10 +89,10 @@ interface CompiledGlob {
  * (gitignore); one without a slash matches a name at any depth. Undefined past the bounds.
  */
 function compile(glob: string): CompiledGlob | undefined {
-  if (glob.length > MAX_GLOB_CHARS) return undefined;
-  if (glob === "" || glob.startsWith("!")) return { alternatives: [], base: "" };
+  if (glob === "" || glob.startsWith("!"))
+    return glob.length > MAX_GLOB_CHARS ? undefined : { alternatives: [], base: "" };
   const rooted = glob.replace(/^\.?\//, "");
-  const expanded = expandBraces(rooted);
+  const expanded = alternativesOf(rooted);
   if (expanded === undefined) return undefined;
   const anchored = glob.includes("/");
   return {
@@ -123,8 +128,7 @@ export function searchGlobMatches(options: {
   path: string;
   caseFold: boolean;
 }): boolean | undefined {
-  if (options.glob.length > MAX_GLOB_CHARS) return undefined;
-  const alternatives = expandBraces(options.glob);
+  const alternatives = alternativesOf(options.glob);
   if (alternatives === undefined) return undefined;
   return alternatives.some((alternative) => matches(tokenize(alternative), options.path, options.caseFold));
 }
@@ -138,6 +142,14 @@ function admits(alternatives: Token[][], path: string, caseFold: boolean): boole
     if (parts[i - 1]!.startsWith(".") && !matched(parts.slice(0, i).join("/"))) return false;
   }
   return true;
+}
+
+/** The brace-free alternatives of a glob within the bounds (MAX_GLOB_CHARS, MAX_EXPANDED_CHARS), else undefined. */
+function alternativesOf(glob: string): string[] | undefined {
+  if (glob.length > MAX_GLOB_CHARS) return undefined;
+  const alternatives = expandBraces(glob);
+  if (alternatives === undefined) return undefined;
+  return alternatives.reduce((n, a) => n + a.length, 0) > MAX_EXPANDED_CHARS ? undefined : alternatives;
 }
 
 /** Every brace-free alternative of `glob`, or undefined past MAX_EXPANSIONS. */
@@ -259,13 +271,19 @@ function inClass(token: Extract<Token, { t: "class" }>, c: string, caseFold: boo
   return hit !== token.negated;
 }
 
+/** The memo of `matches`, reused from one call to the next (a call never runs inside another). */
+let memoBuffer = new Uint8Array(4_096);
+
 /** Whether the tokens match the whole path: dynamic programming over (token, character). */
 function matches(tokens: Token[], path: string, caseFold: boolean): boolean {
   const text = caseFold ? path.toLowerCase() : path;
   const n = text.length;
   const width = n + 1;
   // memo[i * width + j]: 0 unknown, 1 match, 2 no match, for tokens[i..] against text[j..].
-  const memo = new Uint8Array((tokens.length + 1) * width);
+  const size = (tokens.length + 1) * width;
+  if (memoBuffer.length < size) memoBuffer = new Uint8Array(Math.max(size, memoBuffer.length * 2));
+  const memo = memoBuffer;
+  memo.fill(0, 0, size);
   const at = (i: number, j: number): boolean => {
     const key = i * width + j;
     if (memo[key] !== 0) return memo[key] === 1;
