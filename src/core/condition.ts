@@ -1128,19 +1128,31 @@ function readingUnits(
  * Warden reads, or a value that is no glob, is unknown.
  */
 function globUnit(c: Comparison, raw: unknown): Unit {
-  const globs = Array.isArray(raw) ? raw : [raw];
-  const paths = asList(c.value) as string[];
+  const selects = someGlobSelects({
+    globs: Array.isArray(raw) ? raw : [raw],
+    paths: asList(c.value) as string[],
+    caseFold: c.caseSensitive !== true,
+  });
+  return typeof selects === "boolean" ? { result: selects } : selects;
+}
+
+/** Does one of `globs` admit one of `paths` (globSelects)? Unknown for a glob past its bounds or no text. */
+function someGlobSelects(o: {
+  globs: readonly unknown[];
+  paths: readonly string[];
+  caseFold: boolean;
+}): boolean | { unknown: string } {
   let unknown: string | undefined;
-  for (const glob of globs) {
+  for (const glob of o.globs) {
     if (typeof glob !== "string") {
       unknown = "a glob that is not a text";
       continue;
     }
-    const selects = globSelects({ glob, paths, caseFold: c.caseSensitive !== true });
-    if (selects === true) return { result: true };
+    const selects = globSelects({ glob, paths: o.paths, caseFold: o.caseFold });
+    if (selects === true) return true;
     if (selects === undefined) unknown = "a glob longer, or with more brace alternatives, than Warden reads";
   }
-  return unknown === undefined ? { result: false } : { unknown };
+  return unknown === undefined ? false : { unknown };
 }
 
 /** A version after a program's name (`python3.12`, `php8.2`, `bash5`, `gcc-12`): the same program to a rule. */
@@ -1701,16 +1713,9 @@ function optionGlobSelects(o: {
 }): boolean | { unknown: string } {
   const read = optionValues({ cmd: withoutFindExclusions(o.cmd), options: o.options });
   if ("unknown" in read) return read;
-  let unknown: string | undefined;
-  for (const value of read.values) {
-    for (const glob of value.startsWith("=") ? [value, value.slice(1)] : [value]) {
-      const selects = globSelects({ glob, paths: o.paths, caseFold: o.caseFold });
-      if (selects === true) return true;
-      if (selects === undefined)
-        unknown ??= `\`${o.cmd.raw}\`: a file glob longer, or with more brace alternatives, than Warden reads`;
-    }
-  }
-  return unknown !== undefined ? { unknown } : false;
+  const globs = read.values.flatMap((value) => (value.startsWith("=") ? [value, value.slice(1)] : [value]));
+  const selects = someGlobSelects({ globs, paths: o.paths, caseFold: o.caseFold });
+  return typeof selects === "boolean" ? selects : { unknown: `\`${o.cmd.raw}\`: ${selects.unknown}` };
 }
 
 /** find's negations: `-not` and `!`. */
