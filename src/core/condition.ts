@@ -28,6 +28,7 @@
  */
 import { domainToASCII } from "node:url";
 import { z } from "zod";
+import { onFirstUse } from "../util/first-use.js";
 import { type ArgKind, type ArgLeaf, type ArgLeaves, argLeaves, type PathOptions } from "./arg-kinds.js";
 import {
   braceExpansions,
@@ -208,8 +209,7 @@ function buildValueSchemas() {
     .strict();
   return { InvokesValueSchema, PipesIntoValueSchema, PathRootsSchema, StringOrStrings };
 }
-let valueSchemas: ReturnType<typeof buildValueSchemas> | undefined;
-const valueShapes = () => (valueSchemas ??= buildValueSchemas());
+const valueShapes = onFirstUse(buildValueSchemas);
 
 /** Checks the value a comparison's op needs; the problems, none when it is well formed. */
 export function comparisonValueProblems(options: {

@@ -3,6 +3,7 @@
  * why, the guard-railed output, what it cost, and a trace of how it was reached.
  */
 import { z } from "zod";
+import { onFirstUse } from "../util/first-use.js";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { RiskSchema } from "./risk.js";
 
@@ -141,8 +142,7 @@ function buildSchemas() {
   };
 }
 type Schemas = ReturnType<typeof buildSchemas>;
-let schemas: Schemas | undefined;
-const built = (): Schemas => (schemas ??= buildSchemas());
+const built = onFirstUse(buildSchemas);
 
 export const ViolationSchema = z.lazy(() => built().ViolationSchema);
 export type Violation = z.output<Schemas["ViolationSchema"]>;

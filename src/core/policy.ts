@@ -5,6 +5,7 @@
  * and circuits. Every compiled rule keeps `source`: the request sentence or policy clause it came from.
  */
 import { z } from "zod";
+import { onFirstUse } from "../util/first-use.js";
 import { ArgumentKindsSchema, PathOptionsSchema } from "./arg-kinds.js";
 import { type Condition, ConditionSchema, conditionRegexProblems } from "./condition.js";
 import { WardenError } from "./errors.js";
@@ -351,8 +352,7 @@ function buildSchemas() {
   };
 }
 type Schemas = ReturnType<typeof buildSchemas>;
-let schemas: Schemas | undefined;
-const built = (): Schemas => (schemas ??= buildSchemas());
+const built = onFirstUse(buildSchemas);
 
 export const TextOrFileSchema = z.lazy(() => built().TextOrFileSchema);
 export const VocabularySchema = z.lazy(() => built().VocabularySchema);
