@@ -14,10 +14,11 @@ describe("benchHookColdStart (one run each)", () => {
     async () => {
       const result = await benchHookColdStart({ runs: 1 });
       expect(result.floor.command).toBe("node -e 0");
-      expect(Object.keys(result.hook)).toEqual(["bash-rm-rf-root", "read-dotenv", "read-source"]);
+      expect(Object.keys(result.hook)).toEqual(["bash-rm-rf-root", "read-dotenv", "read-source", "bash-npm-test"]);
       expect(result.hook["bash-rm-rf-root"]!.answers).toEqual(["deny"]);
       expect(result.hook["read-dotenv"]!.answers).toEqual(["deny"]);
       expect(result.hook["read-source"]!.answers).toEqual(["allow (deferred)"]);
+      expect(result.hook["bash-npm-test"]!.answers).toEqual(["allow (deferred)"]);
       for (const f of Object.values(result.hook)) {
         expect(f.exitCodes).toEqual([0]);
         expect(f.wallMs.p50).toBeGreaterThan(0);

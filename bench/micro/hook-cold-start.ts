@@ -3,8 +3,9 @@
  * beside its floor, `node -e 0`, measured in the same run (the sibling of cold-start.ts, which times
  * `warden check`). Each run starts the floor, then the hook from the build (`node dist/cli/main.js hook
  * --policy coding-agent`, what bin/warden.js runs from an installed package) once per event, the
- * event on stdin as Claude Code sends it: `rm -rf /` (Bash, denied), reading `<cwd>/.env` (Read, denied)
- * and reading a source file (Read, allowed). Runs are interleaved so a busy machine slows all alike;
+ * event on stdin as Claude Code sends it: `rm -rf /` (Bash, denied), reading `<cwd>/.env` (Read, denied),
+ * reading a source file (Read, allowed) and `npm test` (Bash, allowed: the call a session makes most,
+ * which every shell rule has to clear). Runs are interleaved so a busy machine slows all alike;
  * the session history is kept in a temporary folder (each event its own session, so every start reads
  * and appends a history as it would in use).
  *
@@ -50,7 +51,7 @@ export interface BenchHookColdStartResult {
   policy: string;
   rssMethod: string;
   floor: HookColdStartFigures;
-  /** One entry per event: Bash rm -rf /, Read .env, Read a source file. */
+  /** One entry per event: Bash rm -rf /, Read .env, Read a source file, Bash npm test. */
   hook: Record<string, HookColdStartFigures>;
   /** Each event's median wall time over the floor's median. */
   ratio: Record<string, number>;
@@ -128,7 +129,10 @@ function figures(options: { command: string; samples: readonly Sample[] }): Hook
   };
 }
 
-/** The three events of the done-when: what a Claude Code session sends before each tool call. */
+/**
+ * The three events of the done-when, and an allowed shell command: what a Claude Code session sends
+ * before each tool call.
+ */
 function events(workspace: string): Record<string, Record<string, unknown>> {
   const base = { hook_event_name: "PreToolUse", cwd: workspace, transcript_path: join(workspace, "t.jsonl") };
   return {
@@ -149,6 +153,12 @@ function events(workspace: string): Record<string, Record<string, unknown>> {
       session_id: "bench-3",
       tool_name: "Read",
       tool_input: { file_path: join(workspace, "src", "index.ts") },
+    },
+    "bash-npm-test": {
+      ...base,
+      session_id: "bench-4",
+      tool_name: "Bash",
+      tool_input: { command: "npm test" },
     },
   };
 }
