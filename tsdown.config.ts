@@ -18,8 +18,12 @@ const common = {
 const out = process.env.WARDEN_BUILD_DIR ?? "dist";
 
 const natives = ["node-llama-cpp", "better-sqlite3", "better-sqlite3-v13", "pg"];
-/** Pure-JavaScript packages every `warden check` loads, bundled into the CLI build. */
-const inlined = ["zod", "commander", "re2js"];
+/**
+ * Pure-JavaScript packages every `warden check` loads, bundled into the CLI build. re2js is not one of
+ * them: core/safe-regex.ts requires it on the first regex a check compiles, which most hook events
+ * never do.
+ */
+const inlined = ["zod", "commander"];
 
 /**
  * commander requires node:child_process at its top (only to run executable subcommands, which Warden

@@ -9,7 +9,14 @@
  * meaning: `\uXXXX` / `\u{X}` escapes, `\s` / `\S` (Unicode white space, not RE2's ASCII set) and `.` (no
  * line terminator: \n, \r, U+2028, U+2029). `\S` inside a character class keeps RE2's ASCII meaning.
  */
-import { RE2JS, RE2Set } from "re2js";
+import type * as Re2js from "re2js";
+import { lazyModule } from "./lazy-module.js";
+
+/**
+ * re2js, loaded on the first pattern compiled or parsed (core/lazy-module.ts): a third of a one-shot
+ * check's JavaScript, and a hook reading a source file, or running `npm test`, compiles no regex.
+ */
+const re2js = lazyModule<typeof Re2js>({ specifier: "re2js" });
 
 /** A compiled policy regex: `test` is true when the pattern matches somewhere in the text. */
 export interface SafeRegex {
@@ -88,6 +95,7 @@ function refusal(pattern: string, error: unknown): SyntaxError {
 function compile(pattern: string, caseSensitive: boolean, re2Syntax: boolean): SafeRegex {
   try {
     const source = re2Syntax ? pattern : toRe2Syntax(pattern);
+    const { RE2JS } = re2js();
     const re = RE2JS.compile(source, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
     return { source: pattern, test: (text) => re.test(text) };
   } catch (error) {
@@ -104,6 +112,7 @@ function compile(pattern: string, caseSensitive: boolean, re2Syntax: boolean): S
  */
 function parse(pattern: string, caseSensitive: boolean): void {
   try {
+    const { RE2JS, RE2Set } = re2js();
     new RE2Set(RE2Set.UNANCHORED, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE).add(toRe2Syntax(pattern));
   } catch (error) {
     throw refusal(pattern, error);
