@@ -1309,6 +1309,54 @@ describe("roots named by the caller's context (the workspace)", () => {
     expect(run("find /srv -print0 | xargs -0 rm -rf")).toBe("unknown");
   });
 
+  it("invokes … operandIs: an operand that names, or as bash expands it may name, a path the globs match", () => {
+    const secrets = ["**/.env", "**/*.pem", "**/.ssh/**", "/etc/shadow"];
+    const readers = ["cat", "head", "grep", "sed", "jq", "cp", "<"];
+    const run = (command: string) =>
+      tri(
+        {
+          field: "args.command",
+          op: "invokes",
+          value: { program: readers, operandIs: secrets },
+        } as Comparison,
+        { args: { command }, context: { cwd: "/work/proj" } },
+      ).value;
+    // Names as written, canonical: true.
+    expect(run("cat .env")).toBe(true);
+    expect(run("cat ./src/../.env")).toBe(true);
+    expect(run("cp certs/server.pem /tmp/x")).toBe(true);
+    expect(run("head -n 3 /etc/shadow")).toBe(true);
+    expect(run("cat < .env")).toBe(true);
+    expect(run("cat src/index.ts")).toBe(false);
+    // A pattern: unknown when bash may expand it to such a path, false when it cannot.
+    expect(run("cat *.pem")).toBe("unknown");
+    expect(run("cat ../*/id_rsa ../.ssh/*")).toBe("unknown");
+    expect(run("cat src/*.ts *.md")).toBe(false);
+    expect(run("cat *env")).toBe(false); // bash's * never begins a hidden name
+    expect(run("cat .e*")).toBe("unknown");
+    expect(run("cat ~/*.pem")).toBe("unknown");
+    expect(run("cat ~/.bashrc")).toBe(false);
+    expect(run("HOME=/etc; cat ~/shadow")).toBe("unknown");
+    // A computed name: unknown.
+    for (const command of [
+      "cat $(ls -a | grep env)",
+      'cat "$f"',
+      "cat `ls -A`",
+      "ls -a | xargs cat",
+      "find . -exec cat {} +",
+      "cat < $f",
+    ]) {
+      expect([command, run(command)]).toEqual([command, "unknown"]);
+    }
+    // What is not a file name: a process substitution, the script of grep, sed and jq.
+    expect(run("diff <(sort a) <(sort b); cat <(ls)")).toBe(false);
+    expect(run("grep -rn '.*env' src")).toBe(false);
+    expect(run('sed -n "s/$A/x/p" src/a.ts')).toBe(false);
+    expect(run("jq -r '.env' package.json")).toBe(false);
+    expect(run("grep -e x .env")).toBe(true);
+    expect(run("grep -he x *.pem")).toBe("unknown");
+  });
+
   it("invokes … operandMatches: an operand that is or may be a path the globs match", () => {
     const homes = ["/", "/home", "/home/*", "/root"];
     const run = (

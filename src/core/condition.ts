@@ -53,7 +53,9 @@ import {
   pathWithin,
   ruleHostForms,
   type ShellCommand,
+  shellPatternMayMatch,
   shellPipes,
+  shellSegmentMayBeDots,
   textReadings,
   type UrlParts,
   WORD_FORMS,
@@ -146,6 +148,13 @@ export interface InvokesValue {
   outside?: OutsideRoot | OutsideRoot[];
   operandMatches?: string | string[];
   /**
+   * Globs of paths no operand may name (operandNaming): an operand that is one of them, or a pattern
+   * that bash may expand to one; an operand the reading cannot name (a variable, a substitution, xargs'
+   * input, find's `{}`) is unknown. The script operand of a search or an editor (grep's pattern, sed's
+   * and awk's program, jq's filter) is not a path.
+   */
+  operandIs?: string | string[];
+  /**
    * Options whose value is a path: `-o` (short; also a letter of tar's old-style first word, `tar czf F`),
    * `-out` (a single-dash name, openssl's), `--output` (long), `of=` (a word that begins so).
    */
@@ -179,6 +188,7 @@ function buildValueSchemas() {
       flags: z.array(z.string().min(1)).optional(),
       outside: OutsideRootsSchema.optional(),
       operandMatches: StringOrStrings.optional(),
+      operandIs: StringOrStrings.optional(),
       globSelects: StringOrStrings.optional(),
       optionPaths: z
         .array(
@@ -198,8 +208,11 @@ function buildValueSchemas() {
         v.optionPaths === undefined ||
         v.outside !== undefined ||
         v.operandMatches !== undefined ||
+        v.operandIs !== undefined ||
         v.globSelects !== undefined,
-      { message: "optionPaths is read by outside, operandMatches or globSelects: give one of them" },
+      {
+        message: "optionPaths is read by outside, operandMatches, operandIs or globSelects: give one of them",
+      },
     )
     .refine((v) => v.globSelects === undefined || v.optionPaths !== undefined, {
       message: "globSelects reads the values of optionPaths: give them",
@@ -1546,6 +1559,8 @@ function operandConditions(o: {
   if (value.outside !== undefined) results.push(operandOutside({ ...on, value: value.outside }));
   if (value.operandMatches !== undefined)
     results.push(operandMatching({ ...on, globs: asList(value.operandMatches) as string[] }));
+  if (value.operandIs !== undefined)
+    results.push(operandNaming({ ...on, globs: asList(value.operandIs) as string[] }));
   if (value.globSelects !== undefined)
     results.push(
       optionGlobSelects({
@@ -1644,6 +1659,148 @@ function patternBase(operand: string): string {
     .filter((segment) => segment === ".." || (PATTERN_CHARS.test(segment) && MAY_BE_PARENT.test(segment)));
   const base = [...segments.slice(0, first), ...ups.map(() => "..")].join("/");
   return base === "" ? (operand.startsWith("/") ? "/" : ".") : base;
+}
+
+/**
+ * Does some operand of `cmd` name a path the globs match (InvokesValue.operandIs)? true when one is such
+ * a path; unknown when a pattern may expand to one (shellPatternMayMatch: bash's expansion, without the
+ * file system), when an operand cannot be read (a variable, a substitution, xargs' input, find's `{}`)
+ * or when xargs appends paths below a directory that may hold one; else false. The script operand of a
+ * search or an editor is left out (scriptOperandAt).
+ */
+function operandNaming(o: {
+  globs: string[];
+  cmd: ShellCommand;
+  commands: ShellCommand[];
+  pf: PreparedFacts;
+  optionPaths?: string[];
+}): boolean | { unknown: string } {
+  const { globs, pf } = o;
+  const named = namedWords(o.cmd, { script: o.optionPaths === undefined });
+  if (named === undefined)
+    return { unknown: `\`${o.cmd.raw}\`: its operands may come from input or a variable` };
+  const folds = pf.caseFold ? [true] : pf.caseUnknown ? [false, true] : [false];
+  // Flags a pattern may expand to (`*` may be `-rf`: unknownFlags) do not change the files it names.
+  const { unknownFlags: _patternFlags, ...cmd } = named;
+  const homeMayMove = o.commands.some((c) => c.raw.includes("HOME"));
+  const mayMatch = (pattern: string, operand: string): false | { unknown: string } => {
+    const answers = folds.map((caseFold) => shellPatternMayMatch({ pattern, globs, caseFold }));
+    if (answers.includes(true))
+      return { unknown: `the pattern ${JSON.stringify(operand)} may expand to such a path` };
+    if (answers.includes(null))
+      return { unknown: `the pattern ${JSON.stringify(operand)} is past what the reading follows` };
+    return false;
+  };
+  return someOperand({
+    ...o,
+    cmd,
+    pattern: (operand, dir, literal) => {
+      if (operand.includes("{}"))
+        return { unknown: `${JSON.stringify(operand)} stands for paths find finds` };
+      if (operand === "~" || operand.startsWith("~/")) {
+        // The home directory as a home directory is found: /home/NAME, /Users/NAME, /root, /var/root.
+        const rest = operand.slice(1);
+        if (homeMayMove || rest.split("/").some((s) => s === ".."))
+          return { unknown: `the line may change the home directory ${JSON.stringify(operand)} is in` };
+        for (const home of HOME_PATTERNS) {
+          const may = mayMatch(`${home}${rest}`, operand);
+          if (may !== false) return may;
+        }
+        return false;
+      }
+      if (operand.startsWith("~"))
+        return { unknown: `${JSON.stringify(operand)} is in a home directory the line does not name` };
+      if (!literal && /[{}]/.test(operand) && braceExpansions({ word: operand }) === null)
+        return { unknown: `the braces of ${JSON.stringify(operand)} expand too far to read` };
+      const text = patternText(operand, literal);
+      if (!PATTERN_CHARS.test(text)) return undefined;
+      const pattern = absolutePattern(text, dir);
+      if (pattern === undefined)
+        return { unknown: `the pattern ${JSON.stringify(operand)} may leave its directory` };
+      return mayMatch(pattern, operand);
+    },
+    hit: (path) => folds.some((caseFold) => pathMatches({ path, globs, caseFold })),
+    below: (forms) =>
+      forms.some((f) => folds.some((caseFold) => pathMayMatchBelow({ dir: f, globs, caseFold })))
+        ? { unknown: "they may be such a path" }
+        : false,
+  });
+}
+
+/** Where a home directory is: what `~` is read as (a line that mentions HOME leaves it unknown). */
+const HOME_PATTERNS = ["/home/*", "/Users/*", "/root", "/var/root"];
+
+/** A word that is a process substitution, `<(…)` or `>(…)`: a pipe the line makes, not a file it names. */
+const PROCESS_SUBSTITUTION = /^[<>]\(.*\)$/s;
+
+/**
+ * `cmd` with the words that name files as written: without its script operand (scriptOperandAt) and
+ * its process substitutions (the commands inside are read on their own); undefined when another word is
+ * a variable or a substitution, or the line appends words from input (xargs, parallel): names the
+ * reading cannot know.
+ */
+function namedWords(cmd: ShellCommand, options: { script: boolean }): ShellCommand | undefined {
+  if (cmd.appendedWords) return undefined;
+  const script = options.script ? scriptOperandAt(cmd) : -1;
+  const args: string[] = [];
+  for (const [k, word] of cmd.args.entries()) {
+    if (k === script) continue;
+    const computed = cmd.emptiedArgs !== undefined && cmd.emptiedArgs[k] !== word;
+    if (computed && !PROCESS_SUBSTITUTION.test(word)) return undefined;
+    if (!computed) args.push(word);
+  }
+  return { ...cmd, args };
+}
+
+/**
+ * A pattern operand as an absolute pattern: joined to `dir`, its `.` and `..` segments resolved;
+ * undefined when it begins with `~` or a segment with a wildcard may itself be `.` or `..` (`.*`).
+ */
+function absolutePattern(pattern: string, dir: string): string | undefined {
+  if (pattern.startsWith("~")) return undefined;
+  const segments: string[] = [];
+  for (const segment of (pattern.startsWith("/") ? pattern : `${dir}/${pattern}`).split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") segments.pop();
+    else if (PATTERN_CHARS.test(segment) && shellSegmentMayBeDots({ segment })) return undefined;
+    else segments.push(segment);
+  }
+  return `/${segments.join("/")}`;
+}
+
+/** Programs whose first operand is a script, not a file, unless an option gives the script (`-e`, `-f`). */
+const SCRIPT_FIRST = new Set([
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ugrep",
+  "ag",
+  "ack",
+  "sed",
+  "gsed",
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "jq",
+  "yq",
+]);
+/** An option that may give the script itself: `-e`, `-f`, a cluster with one of them, the long names. */
+const SCRIPT_OPTION = /^-[^-]*[ef]|^--(regexp|file|expression|from-file)(=|$)/;
+
+/**
+ * Where the script operand of a search or an editor is (grep's pattern, sed's or awk's program, jq's
+ * filter): the first operand of such a program when no option may give the script; -1 otherwise. A
+ * word before it that a variable fills is taken for it, so every later word is read as a file.
+ */
+function scriptOperandAt(cmd: ShellCommand): number {
+  if (!SCRIPT_FIRST.has(cmd.program) || cmd.args.some((a) => SCRIPT_OPTION.test(a))) return -1;
+  for (const [k, word] of cmd.args.entries()) {
+    if (word === "--") return k + 1 < cmd.args.length ? k + 1 : -1;
+    if (word === "-" || !word.startsWith("-")) return k;
+  }
+  return -1;
 }
 
 /**

@@ -13,6 +13,7 @@ export * from "./email.js";
 export * from "./flag.js";
 export * from "./number.js";
 export * from "./path.js";
+export * from "./pattern-overlap.js";
 export * from "./search-glob.js";
 export * from "./shell.js";
 export * from "./text.js";

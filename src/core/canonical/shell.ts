@@ -53,6 +53,11 @@ export interface ShellCommand {
    */
   appendedPaths?: string[];
   /**
+   * Set when the line appends words to the command that it reads from input (`xargs cat`, `parallel
+   * cat`), other than the paths of `appendedPaths`: operands the reading cannot name.
+   */
+  appendedWords?: true;
+  /**
    * The arguments as bash expands them with every variable empty and every substitution printing
    * nothing (`.e$()nv` is `.env`, `sha${X}dow` is `shadow`), a variable with a word for being unset or
    * set read as that word (`${X:-.env}` and `${HOME:+.env}` are `.env`): one of the words the line may
@@ -941,6 +946,7 @@ interface Node {
   flags: string[];
   unknownFlags: boolean;
   appendedPaths?: string[];
+  appendedWords?: boolean;
   emptiedArgs?: string[];
 }
 
@@ -1617,6 +1623,7 @@ class Reader {
         flags: reading.flags,
         unknownFlags: reading.unknown || (this.appendedArgs && this.appendedPaths === undefined),
         ...(this.appendedArgs && this.appendedPaths ? { appendedPaths: this.appendedPaths } : {}),
+        ...(this.appendedArgs && this.appendedPaths === undefined ? { appendedWords: true } : {}),
         ...(argWords.some(isDynamic) ? { emptiedArgs: argWords.map(emptied) } : {}),
       };
       this.analysis.nodes.push(node);
@@ -1949,7 +1956,10 @@ class Reader {
       if (command.length > 0) {
         const first = this.analysis.nodes.length;
         this.scriptBody(command, "parallel");
-        for (const node of this.analysis.nodes.slice(first)) node.unknownFlags = true;
+        for (const node of this.analysis.nodes.slice(first)) {
+          node.unknownFlags = true;
+          node.appendedWords = true;
+        }
       } else if (sep === -1) {
         this.scriptFromInput("parallel", redirects);
         if (fromFile) this.problem("parallel runs commands read from a file");
@@ -2306,6 +2316,7 @@ function toShellCommand(node: Node): ShellCommand {
   };
   if (node.unknownFlags) command.unknownFlags = true;
   if (node.appendedPaths) command.appendedPaths = node.appendedPaths;
+  if (node.appendedWords) command.appendedWords = true;
   if (node.emptiedArgs) command.emptiedArgs = node.emptiedArgs;
   return command;
 }
