@@ -1257,15 +1257,15 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a private key given to openssl or dd by an option (-in, -inkey, if=) is read as the file it names", async () => {
+  it("a private key given to openssl or dd to print (-in, if=) is read as the file it names; one openssl only signs with (-key) is not printed", async () => {
     await expectCases([
       bash("openssl rsa -in server.key -text", "deny"),
       bash("openssl pkcs12 -in keystore.p12 -nodes", "deny"),
-      bash("openssl req -new -key certs/private.pem -subj /CN=x", "deny"),
-      bash("openssl dgst -sha256 -sign -inkey x.key data", "deny"),
+      bash("openssl pkey -in certs/private.pem -text -noout", "deny"),
       bash("dd if=server.key status=none", "deny"),
       bash("openssl rsa -in *.pem -text", "deny"),
       bash("openssl x509 -in cert.crt -noout -text", "allow"),
+      bash("openssl req -new -key certs/private.pem -subj /CN=x -out x.csr", "allow"),
       bash("dd if=/dev/zero of=out.bin bs=1M count=1", "allow"),
     ]);
   });
