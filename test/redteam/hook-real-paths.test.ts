@@ -1,0 +1,76 @@
+/**
+ * Red team, `warden hook` and symbolic links: Claude Code's file tools follow links, so a link in the
+ * workspace to a secret (`notes.txt -> .env`, `k -> ~/.ssh`) or to a place outside it must be judged as
+ * what the tool opens. A real process on a real directory tree, as Claude Code runs the hook.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "..", "..");
+const bin = join(root, "bin", "warden.js");
+const dir = realpathSync(mkdtempSync(join(tmpdir(), "warden-links-")));
+const home = join(dir, "home");
+const ws = join(home, "proj");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+mkdirSync(join(home, ".ssh"), { recursive: true });
+mkdirSync(join(ws, "src"), { recursive: true });
+mkdirSync(join(dir, "outside"), { recursive: true });
+writeFileSync(join(home, ".ssh", "config"), "Host x\n");
+writeFileSync(join(ws, ".env"), "TOKEN=secret\n");
+writeFileSync(join(ws, "src", "a.ts"), "export {};\n");
+symlinkSync(join(home, ".ssh", "config"), join(ws, "link-cfg"));
+symlinkSync(join(home, ".ssh"), join(ws, "k"));
+symlinkSync(".env", join(ws, "notes.txt"));
+symlinkSync(join(dir, "outside", "file.txt"), join(ws, "out.txt"));
+symlinkSync(join("src", "a.ts"), join(ws, "alias.ts"));
+
+function hook(tool_name: string, tool_input: Record<string, unknown>) {
+  const stdin = JSON.stringify({
+    session_id: `links-${tool_name}`,
+    cwd: ws,
+    hook_event_name: "PreToolUse",
+    tool_name,
+    tool_input,
+  });
+  return new Promise<string>((done) => {
+    const child = spawn(process.execPath, [bin, "hook", "--policy", "coding-agent", "--format", "generic"], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1", WARDEN_STORE: ":memory:", WARDEN_HOOK_SESSIONS: join(dir, "s") },
+    });
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("close", () => {
+      clearTimeout(timer);
+      done((JSON.parse(stdout) as { decision: string }).decision);
+    });
+    child.stdin.end(stdin);
+  });
+}
+
+describe("warden hook reads a path as the file system resolves it", () => {
+  it.fails("a link to a secret, or into a secret directory, is the secret; a link out of the workspace is outside", async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["Read", { file_path: join(ws, "link-cfg") }, "deny"],
+      ["Read", { file_path: join(ws, "k", "config") }, "deny"],
+      ["Read", { file_path: join(ws, "notes.txt") }, "deny"],
+      ["Edit", { file_path: join(ws, "k", "config"), old_string: "x", new_string: "y" }, "deny"],
+      ["Grep", { pattern: "Host", path: join(ws, "k") }, "deny"],
+      ["Write", { file_path: join(ws, "out.txt"), content: "x" }, "ask"],
+      // The controls: plain files, and a link that stays in the workspace.
+      ["Read", { file_path: join(ws, "src", "a.ts") }, "allow"],
+      ["Read", { file_path: join(ws, "alias.ts") }, "allow"],
+      ["Write", { file_path: join(ws, "src", "b.ts"), content: "x" }, "allow"],
+    ];
+    const wrong: string[] = [];
+    for (const [tool, input, expected] of cases) {
+      const got = await hook(tool, input);
+      if (got !== expected) wrong.push(`${tool} ${JSON.stringify(input)}: expected ${expected}, got ${got}`);
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
+});
