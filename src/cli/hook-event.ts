@@ -67,6 +67,17 @@ export function hookToolCall(options: { event: HookEvent; history: readonly Step
   };
 }
 
+/** How strict a decision is: an allow, an ask, a deny (any other refusal). */
+function strictness(decision: Decision): number {
+  if (decision.allowed) return 0;
+  return decision.verdict === "ask" ? 1 : 2;
+}
+
+/** The stricter of two decisions on one event (the first when they are as strict). */
+export function stricterDecision(options: { first: Decision; second: Decision }): Decision {
+  return strictness(options.second) > strictness(options.first) ? options.second : options.first;
+}
+
 /** The reason shown with the answer: the shared refusal text, or what allowed the call. */
 export function hookReason(options: { decision: Decision; tool: string }): string {
   const { decision } = options;

@@ -75,6 +75,11 @@ function realPathOf(path: string, hops: number): string | undefined {
   }
 }
 
+/** `path` (absolute) with every symbolic link resolved, as realPathArgs resolves an argument; itself when it cannot be. */
+export function realPath(options: { path: string }): string {
+  return realPathOf(options.path, 0) ?? options.path;
+}
+
 /**
  * The server's reading of a path argument (as `path.resolve` reads it: absolute, or relative to `base`),
  * or undefined when it is not one the proxy can resolve (relative with no base, `~`, a NUL byte).

@@ -16,8 +16,9 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import type { Decision } from "../../core/decision.js";
-import { ToolCallSchema } from "../../core/tool-call.js";
+import { type ToolCall, ToolCallSchema } from "../../core/tool-call.js";
 import { parseWith } from "../../core/validate.js";
+import { realPath, realPathArgs } from "../../mcp/real-path-args.js";
 import { GuardServiceOptionsSchema, openGuardService } from "../../runtime/open-guard-service.js";
 import { fileSessionLog, type SessionLog } from "../../store/session-log.js";
 import { defaultSessionsDir } from "../../store/state-dir.js";
@@ -32,6 +33,7 @@ import {
   hookToolCall,
   ON_ALLOW,
   parseHookEvent,
+  stricterDecision,
 } from "../hook-event.js";
 import { MAX_INPUT_BYTES_HELP, maxInputBytesFrom, readJsonObjectInput } from "../read-input.js";
 
@@ -125,16 +127,18 @@ async function decideEvent(o: {
   let decision: Decision;
   try {
     const [loaded] = guard.listPolicies();
-    // The event comes from the agent's harness (its cwd, the real call): its facts are trusted.
-    decision = await guard.checkToolCall({
-      policy: loaded!.name,
-      call: parseWith({
-        schema: ToolCallSchema,
-        value: hookToolCall({ event, history }),
-        what: "hook event (stdin)",
-      }),
-      trust: { contextFacts: true },
+    const call = parseWith({
+      schema: ToolCallSchema,
+      value: hookToolCall({ event, history }),
+      what: "hook event (stdin)",
     });
+    // The event comes from the agent's harness (its cwd, the real call): its facts are trusted.
+    const check = (checked: ToolCall) =>
+      guard.checkToolCall({ policy: loaded!.name, call: checked, trust: { contextFacts: true } });
+    decision = await check(call);
+    for (const resolved of resolvedCall({ call, cwd: event.cwd })) {
+      decision = stricterDecision({ first: decision, second: await check(resolved) });
+    }
   } finally {
     await guard.close();
   }
@@ -148,4 +152,21 @@ async function decideEvent(o: {
     },
   });
   return decision;
+}
+
+/**
+ * The call as the file system resolves it, when that differs from the call as written: the agent's file
+ * tools follow symbolic links, so `notes.txt -> .env` is read as `.env` and `k/config` under `k ->
+ * ~/.ssh` as `~/.ssh/config`. Each path argument (by its name: `file_path`, `path`, `notebook_path`…)
+ * becomes its real path, and the workspace its own, so both sides of a comparison are real. None when
+ * no argument resolves elsewhere. Both calls are checked and the stricter answer stands: the link's
+ * name and its target must each pass.
+ */
+function resolvedCall(options: { call: ToolCall; cwd: string | undefined }): ToolCall[] {
+  const { call, cwd } = options;
+  const base = cwd?.startsWith("/") ? cwd : undefined;
+  const { args, rewrites } = realPathArgs({ args: call.arguments, ...(base ? { base } : {}) });
+  if (rewrites.length === 0) return [];
+  const context = base ? { ...call.context, cwd: realPath({ path: base }) } : call.context;
+  return [{ ...call, arguments: args, ...(context ? { context } : {}) }];
 }
