@@ -73,4 +73,29 @@ describe("warden hook reads a path as the file system resolves it", () => {
     }
     expect(wrong).toEqual([]);
   }, 120_000);
+
+  it.fails("a shell command's path operands are read as the file system resolves them too", async () => {
+    const bash = (command: string, expected: string): [string, Record<string, unknown>, string] => [
+      "Bash",
+      { command },
+      expected,
+    ];
+    const cases = [
+      bash("cat notes.txt", "deny"),
+      bash("cat k/config", "deny"),
+      bash(`head -5 ${join(ws, "link-cfg")}`, "deny"),
+      bash("cp link-cfg /tmp/x.txt", "deny"),
+      bash("echo x > out.txt", "ask"),
+      // The controls.
+      bash("cat alias.ts", "allow"),
+      bash("cat src/a.ts", "allow"),
+      bash("echo x > src/b.ts", "allow"),
+    ];
+    const wrong: string[] = [];
+    for (const [tool, input, expected] of cases) {
+      const got = await hook(tool, input);
+      if (got !== expected) wrong.push(`${tool} ${JSON.stringify(input)}: expected ${expected}, got ${got}`);
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
 });
