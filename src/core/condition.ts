@@ -498,6 +498,17 @@ function formsFor(options: string, kind: string): Map<string, Canonical<unknown>
 }
 
 const CWD_FIELD = Object.freeze(["context", "cwd"]);
+const REAL_PATHS_FIELD = Object.freeze(["context", "realPaths"]);
+
+/** `context.realPaths` as a map of absolute paths to absolute paths; anything else in it is left out. */
+function realPathsFact(value: unknown): Map<string, string> {
+  const map = new Map<string, string>();
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return map;
+  for (const [from, to] of Object.entries(value)) {
+    if (from.startsWith("/") && typeof to === "string" && to.startsWith("/")) map.set(from, to);
+  }
+  return map;
+}
 const ARGS_FIELD = Object.freeze(["args"]);
 
 /**
@@ -518,6 +529,17 @@ export class PreparedFacts {
   private leavesCache: ArgLeaves | undefined;
   private leafIndex: Map<string, ArgLeaf> | undefined;
   private textCache: Map<string, string[]> | undefined;
+
+  /**
+   * The real path (symbolic links resolved) of a canonical path, when the caller's trusted facts give one
+   * that differs (`context.realPaths`, a map the hook builds from the file system); undefined otherwise.
+   */
+  realPathOf(path: string): string | undefined {
+    this.realPaths ??= realPathsFact(valueAt(this.facts, REAL_PATHS_FIELD));
+    const real = this.realPaths.get(path);
+    return real !== undefined && real !== path ? real : undefined;
+  }
+  private realPaths: Map<string, string> | undefined;
 
   constructor(facts: unknown, scope: ConditionScope) {
     this.facts = facts;
@@ -1634,6 +1656,7 @@ function operandMatching(o: {
       ? { unknown: "they may be such a path" }
       : false;
   return someOperand({
+    followLinks: true,
     ...o,
     pattern: (operand, dir, literal) => {
       if (!PATTERN_CHARS.test(patternText(operand, literal))) return undefined;
@@ -1692,6 +1715,7 @@ function operandNaming(o: {
     return false;
   };
   return someOperand({
+    followLinks: true,
     ...o,
     cmd,
     pattern: (operand, dir, literal) => {
@@ -1817,6 +1841,12 @@ function someOperand(o: {
   /** `operand` with braces that are letters (`literal`: the word as written, its braces quoted). */
   pattern: (operand: string, dir: string, literal: boolean) => false | { unknown: string } | undefined;
   hit: (path: string) => boolean;
+  /**
+   * Also read each operand as where its symbolic links lead (`context.realPaths`): for what an operand
+   * names (operandIs, operandMatches), not for `outside`, whose roots are read as written (a workspace
+   * under a link, macOS's /tmp, would be outside itself).
+   */
+  followLinks?: boolean;
   /** For the paths `xargs` appends (ShellCommand.appendedPaths): all at or below these forms. */
   below: (forms: readonly string[]) => false | { unknown: string };
 }): boolean | { unknown: string } {
@@ -1841,7 +1871,9 @@ function someOperand(o: {
         unknown ??= `\`${cmd.raw}\`: ${forms.reason}`;
         continue;
       }
-      if (forms.forms.some(o.hit)) return true;
+      // The path as written, and where its links lead (the program opens that): either may hit.
+      if (forms.forms.some((f) => o.hit(f) || (o.followLinks === true && hitsReal(pf, f, o.hit))))
+        return true;
     }
   }
   for (const start of cmd.appendedPaths ?? []) {
@@ -1853,6 +1885,12 @@ function someOperand(o: {
     }
   }
   return unknown !== undefined ? { unknown } : false;
+}
+
+/** Does the real path of `path` (PreparedFacts.realPathOf), where it differs, satisfy `hit`? */
+function hitsReal(pf: PreparedFacts, path: string, hit: (path: string) => boolean): boolean {
+  const real = pf.realPathOf(path);
+  return real !== undefined && hit(real);
 }
 
 /**

@@ -13,8 +13,11 @@
  * check past its time limit) is answered as a deny on exit 0, with the reason. A hook runs before every
  * tool call, so it loads only what a compiled check needs (no SQLite: see store/session-log.ts).
  */
+
+import { posix } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
+import { parseShellCommand } from "../../core/canonical/shell.js";
 import type { Decision } from "../../core/decision.js";
 import { type ToolCall, ToolCallSchema } from "../../core/tool-call.js";
 import { parseWith } from "../../core/validate.js";
@@ -127,10 +130,13 @@ async function decideEvent(o: {
   let decision: Decision;
   try {
     const [loaded] = guard.listPolicies();
-    const call = parseWith({
-      schema: ToolCallSchema,
-      value: hookToolCall({ event, history }),
-      what: "hook event (stdin)",
+    const call = withShellRealPaths({
+      call: parseWith({
+        schema: ToolCallSchema,
+        value: hookToolCall({ event, history }),
+        what: "hook event (stdin)",
+      }),
+      cwd: event.cwd,
     });
     // The event comes from the agent's harness (its cwd, the real call): its facts are trusted.
     const check = (checked: ToolCall) =>
@@ -169,4 +175,37 @@ function resolvedCall(options: { call: ToolCall; cwd: string | undefined }): Too
   if (rewrites.length === 0) return [];
   const context = base ? { ...call.context, cwd: realPath({ path: base }) } : call.context;
   return [{ ...call, arguments: args, ...(context ? { context } : {}) }];
+}
+
+/** Words of a command line whose real paths are looked up, at most (each costs a few system calls). */
+const MAX_SHELL_PATHS = 64;
+/** A word that is a path as written: no variable, substitution, pattern, brace, `~` or option. */
+const PLAIN_PATH_WORD = /^[^-$`*?[{~\u0000][^$`*?[{\u0000]*$/;
+
+/**
+ * The call with `context.realPaths` (a trusted fact, see engines/compiled/context-facts.ts) when its
+ * `command` names paths that lead elsewhere: each plain word of each command of the line, resolved
+ * against the workspace, mapped to its real path where a symbolic link makes them differ. The path
+ * operators of `invokes` read an operand both ways (`cat notes.txt` with `notes.txt -> .env` reads
+ * `.env`). A word that names no file is looked up for nothing; a line that does not parse has none.
+ */
+function withShellRealPaths(options: { call: ToolCall; cwd: string | undefined }): ToolCall {
+  const { call, cwd } = options;
+  const command = call.arguments.command;
+  if (typeof command !== "string" || !cwd?.startsWith("/")) return call;
+  const parsed = parseShellCommand({ command });
+  if (!parsed.ok) return call;
+  const realPaths: Record<string, string> = {};
+  let looked = 0;
+  for (const cmd of parsed.forms) {
+    for (const word of cmd.args) {
+      if (!PLAIN_PATH_WORD.test(word) || looked >= MAX_SHELL_PATHS) continue;
+      looked++;
+      const lexical = posix.resolve(cwd, word);
+      const real = realPath({ path: lexical });
+      if (real !== lexical) realPaths[lexical] = real;
+    }
+  }
+  if (Object.keys(realPaths).length === 0) return call;
+  return { ...call, context: { ...call.context, realPaths } };
 }

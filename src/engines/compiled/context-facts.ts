@@ -5,14 +5,16 @@
  * - FACTS about what the agent did or where it acted — they decide an allow, and whoever calls the API
  *   (possibly the agent itself) could forge them: `resources` (tables and columns read), `code` (the code
  *   the agent ran), `toolCall` / `toolCalls` (the calls it makes), `toolSchemas` (the tools' argument
- *   schemas, which give arguments their kinds: a forged schema can make a path look like text) and `cwd`
- *   (the directory relative paths resolve against: a forged one moves `./x` anywhere). These override
+ *   schemas, which give arguments their kinds: a forged schema can make a path look like text), `cwd`
+ *   (the directory relative paths resolve against: a forged one moves `./x` anywhere) and `realPaths`
+ *   (where the paths a command names lead, links resolved: a forged one could lead them inside an
+ *   allow-list). These override
  *   extraction only when the check trusts the caller with them (`CheckTrust.contextFacts`: an API key
  *   with scope "facts", the MCP proxy, which builds them from the protocol message itself, a library
  *   guard made with `trustContextFacts`, `warden check --trust-context`, a benchmark over its own data).
  *   Otherwise the facts come from the agent's output (or trajectory); a supplied fact is only compared
  *   with the extracted one, and a disagreement — or a supplied fact the output does not show at all —
- *   leaves the fact undetermined, so the check fails closed. `toolSchemas` and `cwd` have nothing to be
+ *   leaves the fact undetermined, so the check fails closed. `toolSchemas`, `cwd` and `realPaths` have nothing to be
  *   compared with: from an untrusted caller they are ignored (and hidden from rule conditions), as if the
  *   caller had not sent them — which it could have done anyway.
  * - CALLER CONTEXT: the caller's description of the request, taken as given, like `input` itself: who the
@@ -35,6 +37,7 @@ export const CONTEXT_FACT_KEYS = [
   "toolCalls",
   "toolSchemas",
   "cwd",
+  "realPaths",
 ] as const;
 export type ContextFactKey = (typeof CONTEXT_FACT_KEYS)[number];
 
