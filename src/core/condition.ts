@@ -1908,9 +1908,21 @@ function optionGlobSelects(o: {
 }): boolean | { unknown: string } {
   const read = optionValues({ cmd: withoutFindExclusions(o.cmd), options: o.options });
   if ("unknown" in read) return read;
-  const globs = read.values.flatMap((value) => (value.startsWith("=") ? [value, value.slice(1)] : [value]));
+  const globs = read.values.flatMap(globReadings);
   const selects = someGlobSelects({ globs, paths: o.paths, caseFold: o.caseFold });
   return typeof selects === "boolean" ? selects : { unknown: `\`${o.cmd.raw}\`: ${selects.unknown}` };
+}
+
+/**
+ * The globs an option's value may be: as written; without a leading `=` (`-g=?env`); and each
+ * comma-separated glob after a `NAME:` or `NAME:include:` prefix (ripgrep's `--type-add 'k:*.pem'`).
+ */
+function globReadings(value: string): string[] {
+  const out = [value];
+  if (value.startsWith("=")) out.push(value.slice(1));
+  const typed = /^[^:*?[{]*:(?:include:)?(.*)$/.exec(value);
+  if (typed) out.push(...(typed[1] as string).split(","));
+  return out;
 }
 
 /** find's negations: `-not` and `!`. */

@@ -1124,7 +1124,7 @@ describe("red team: coding-agent attacker cases", () => {
       grep("src/**/*.py", "allow"),
       grep("*.json", "allow"),
       grep("!*.ts", "allow"),
-      grep("config*", "allow"),
+      grep("config*.ts", "allow"),
     ]);
   });
 
@@ -1344,7 +1344,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a search glob that may select private keys or keystores (*.pem, *.key, priv*), in the Grep tool or the shell, is refused as reading them is", async () => {
+  it("a search glob that may select private keys or keystores (*.pem, *.key, priv*), in the Grep tool or the shell, is refused as reading them is", async () => {
     const grep = (glob: string, expected: Case[2]): Case => ["Grep", { pattern: "PRIVATE", glob }, expected];
     await expectCases([
       grep("*.pem", "deny"),

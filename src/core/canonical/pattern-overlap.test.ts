@@ -48,6 +48,14 @@ describe("shellPatternMayMatch", () => {
     expect(may("/work/proj/**/id_rsa")).toBe(true);
   });
 
+  it("reads a search tool's glob with its wildcards beginning hidden names too", () => {
+    const hidden = (pattern: string) => shellPatternMayMatch({ pattern, globs: SECRETS, hidden: true });
+    expect(hidden("/work/proj/*env")).toBe(true);
+    expect(hidden("/work/proj/**/config")).toBe(true);
+    expect(hidden("/work/proj/**/*.ts")).toBe(true); // below a hidden .ssh directory
+    expect(may("/work/proj/**/*.ts")).toBe(false);
+  });
+
   it("folds case when the file system does", () => {
     expect(may("/work/proj/*.PEM")).toBe(false);
     expect(may("/work/proj/*.PEM", SECRETS, true)).toBe(true);

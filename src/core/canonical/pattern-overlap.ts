@@ -181,8 +181,9 @@ function next(read: Read, dot: boolean): Read {
  * shell's leading `*` or `?` does not match a leading dot. A search over (shell position, glob
  * position, what the name read so far is).
  */
-function segmentsMeet(shell: readonly Token[], glob: readonly Token[]): boolean {
-  const hiddenBarred = shell[0]?.kind === "star" || (shell[0]?.kind === "char" && shell[0].negated);
+function segmentsMeet(shell: readonly Token[], glob: readonly Token[], hidden = false): boolean {
+  const hiddenBarred =
+    !hidden && (shell[0]?.kind === "star" || (shell[0]?.kind === "char" && shell[0].negated));
   const seen = new Set<number>();
   const width = glob.length + 1;
   const queue: [number, number, Read][] = [[0, 0, NOTHING]];
@@ -216,7 +217,7 @@ const STAR: readonly Token[] = [{ kind: "star" }];
  * Is there a path both segment lists match? `**` on either side is any number of segments; the shell's
  * (globstar) never a hidden one.
  */
-function pathsMeet(shell: readonly Segment[], glob: readonly Segment[]): boolean {
+function pathsMeet(shell: readonly Segment[], glob: readonly Segment[], hidden: boolean): boolean {
   const memo = new Map<number, boolean>();
   const width = glob.length + 1;
   const visit = (i: number, j: number): boolean => {
@@ -230,8 +231,8 @@ function pathsMeet(shell: readonly Segment[], glob: readonly Segment[]): boolean
     if (a === undefined && b === undefined) result = true;
     else if (b === "**") result = visit(i, j + 1) || (a !== undefined && visit(i + 1, j));
     else if (a === "**")
-      result = visit(i + 1, j) || (b !== undefined && segmentsMeet(STAR, b) && visit(i, j + 1));
-    else if (a !== undefined && b !== undefined) result = segmentsMeet(a, b) && visit(i + 1, j + 1);
+      result = visit(i + 1, j) || (b !== undefined && segmentsMeet(STAR, b, hidden) && visit(i, j + 1));
+    else if (a !== undefined && b !== undefined) result = segmentsMeet(a, b, hidden) && visit(i + 1, j + 1);
     memo.set(key, result);
     return result;
   };
@@ -270,8 +271,14 @@ export function shellPatternMayMatch(options: {
   pattern: string;
   globs: readonly string[];
   caseFold?: boolean;
+  /**
+   * Read the pattern as a search tool's glob (ripgrep's `--glob`) rather than as bash expands it: its
+   * wildcards may begin a hidden name and its `**` may cross hidden directories.
+   */
+  hidden?: boolean;
 }): boolean | null {
   const caseFold = options.caseFold === true;
+  const hidden = options.hidden === true;
   const shell = segmentsOf(options.pattern, caseFold, false);
   if (shell === null) return null;
   let unread = false;
@@ -284,7 +291,7 @@ export function shellPatternMayMatch(options: {
     for (const path of paths) {
       const segments = segmentsOf(path, caseFold, true);
       if (segments === null) unread = true;
-      else if (pathsMeet(shell, segments)) return true;
+      else if (pathsMeet(shell, segments, hidden)) return true;
     }
   }
   return unread ? null : false;

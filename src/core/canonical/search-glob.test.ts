@@ -240,6 +240,18 @@ describe("a search tool's file glob (ripgrep --glob)", () => {
     expect(selected("!*")).toEqual([]);
   });
 
+  it("reads a policy path with a wildcard (*.pem) as every file so named: does the glob meet it?", () => {
+    const paths = [".env", "*.pem", "*.key"];
+    const selects = (glob: string) => globSelects({ glob, paths, caseFold: false });
+    for (const glob of ["*.pem", "priv*", "srv*.pem", "**/*.{pem,key}", "certs/*.p?m", "*", ".*"]) {
+      expect([glob, selects(glob)]).toEqual([glob, true]);
+    }
+    for (const glob of ["*.ts", "src/**/*.{ts,tsx}", "*.pem.bak", "!*.pem", "config*.ts"]) {
+      expect([glob, selects(glob)]).toEqual([glob, false]);
+    }
+    expect(selects("[[:alpha:]]*")).toBe(undefined);
+  });
+
   it("ignores case unless told not to, and reads each word of a glob with spaces", () => {
     expect(globSelects({ glob: "*.ENV", paths: [".env"], caseFold: true })).toBe(true);
     expect(globSelects({ glob: "*.ENV", paths: [".env"], caseFold: false })).toBe(false);

@@ -10,6 +10,7 @@
  * character), quadratic at worst in the short paths a policy names. A glob past these bounds is no answer
  * (undefined), which a check reads as unknown and fails closed.
  */
+import { shellPatternMayMatch } from "./pattern-overlap.js";
 
 /** Longest glob read; a longer one is no answer. A search's globs are tens of characters. */
 const MAX_GLOB_CHARS = 256;
@@ -50,7 +51,9 @@ export function globSelects(options: {
   if (glob.length > MAX_GLOB_CHARS) return undefined;
   const words = glob.trim().split(/\s+/);
   const readings = words.length > 1 ? [glob, ...words] : [glob];
-  const paths = options.paths.map((p) => p.replace(/^(\.?\/)+/, ""));
+  const all = options.paths.map((p) => p.replace(/^(\.?\/)+/, ""));
+  const paths = all.filter((p) => !NAME_PATTERN.test(p));
+  const patterns = all.filter((p) => NAME_PATTERN.test(p));
   for (const reading of readings) {
     const compiled = compile(reading);
     if (compiled === undefined) return undefined;
@@ -59,6 +62,33 @@ export function globSelects(options: {
         if (admits(compiled.alternatives, candidate, caseFold)) return true;
       }
     }
+    const overlap = patterns.length > 0 ? globMeetsPatterns({ glob: reading, patterns, caseFold }) : false;
+    if (overlap !== false) return overlap;
+  }
+  return false;
+}
+
+/** A policy path with a wildcard (`*.pem`): every file so named, at any depth. */
+const NAME_PATTERN = /[*?[{]/;
+
+/**
+ * Whether the search glob may admit a file one of `patterns` names (`*.pem`, `id_*`): the two glob
+ * languages meet (shellPatternMayMatch, read the search tool's way: its wildcards begin hidden names
+ * too), the glob's root anywhere; undefined when either is past what that reading follows.
+ */
+function globMeetsPatterns(o: {
+  glob: string;
+  patterns: readonly string[];
+  caseFold: boolean;
+}): boolean | undefined {
+  if (o.glob === "" || o.glob.startsWith("!")) return false;
+  const alternatives = alternativesOf(o.glob.replace(/^\.?\//, ""));
+  if (alternatives === undefined) return undefined;
+  const globs = o.patterns.map((p) => `**/${p}`);
+  for (const alternative of alternatives) {
+    const pattern = `/**/${alternative.replace(/^\/+/, "")}`;
+    const meets = shellPatternMayMatch({ pattern, globs, caseFold: o.caseFold, hidden: true });
+    if (meets !== false) return meets ?? undefined;
   }
   return false;
 }
