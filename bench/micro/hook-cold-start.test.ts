@@ -14,7 +14,12 @@ describe("benchHookColdStart (one run each)", () => {
     async () => {
       const result = await benchHookColdStart({ runs: 1 });
       expect(result.floor.command).toBe("node -e 0");
-      expect(Object.keys(result.hook)).toEqual(["bash-rm-rf-root", "read-dotenv", "read-source", "bash-npm-test"]);
+      expect(Object.keys(result.hook)).toEqual([
+        "bash-rm-rf-root",
+        "read-dotenv",
+        "read-source",
+        "bash-npm-test",
+      ]);
       expect(result.hook["bash-rm-rf-root"]!.answers).toEqual(["deny"]);
       expect(result.hook["read-dotenv"]!.answers).toEqual(["deny"]);
       expect(result.hook["read-source"]!.answers).toEqual(["allow (deferred)"]);
