@@ -1254,6 +1254,8 @@ describe("red team: coding-agent attacker cases", () => {
       bash("awk '{print $1}' data.csv", "allow"),
       bash("jq -r '.key' package.json", "allow"),
       bash("cat README.md", "allow"),
+      // gh's `pr` is its own command, not the paginator: a computed body does not make it a reader.
+      bash(`gh pr create --title x --body "$(cat <<'EOF'\n## Summary\n- a\nEOF\n)"`, "allow"),
     ]);
   });
 
