@@ -202,6 +202,30 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(flagsOf(command, program)).toContainEqual([...flags].sort());
   });
 
+  it("reads \"$(cat <<'EOF' … EOF)\" as the here-document's text: a quoted delimiter expands nothing", () => {
+    const args = (command: string) => {
+      const parsed = parseShellCommand({ command });
+      return parsed.ok ? parsed.forms.map((f) => [f.program, ...f.args]) : parsed.reason;
+    };
+    const message = 'Fix "x" $HOME `y` $(id)\n\nCo-Authored-By: a <b@c>';
+    expect(args(`git commit -m "$(cat <<'EOF'\n${message}\nEOF\n)"`)).toEqual([
+      ["git", "commit", "-m", message],
+    ]);
+    expect(args(`git commit -m "$(cat <<-"END"\n\tx\n\tEND\n)"`)).toEqual([["git", "commit", "-m", "x"]]);
+    expect(args(`cat "$(cat <<'EOF'\n.env\nEOF\n)"`)).toEqual([["cat", ".env"]]);
+    // Anything else stays a substitution: an unquoted delimiter, another command, a redefined cat.
+    for (const command of [
+      `git commit -m "$(cat <<EOF\n$(id)\nEOF\n)"`,
+      `git commit -m "$(cat <<'EOF'\nx\nEOF\n; id)"`,
+      `cat(){ id; }; git commit -m "$(cat <<'EOF'\nx\nEOF\n)"`,
+      `git commit -m $(cat <<'EOF'\nx\nEOF\n)`,
+    ]) {
+      const parsed = parseShellCommand({ command });
+      const git = parsed.ok ? parsed.forms.find((f) => f.program === "git") : undefined;
+      expect([command, git?.emptiedArgs !== undefined]).toEqual([command, true]);
+    }
+  });
+
   it("reads a shell given -c among an unmodelled program's words, and npm's own -c only before its operand", () => {
     // npx's operand takes the options after it: eslint's -c names a config file, not a script.
     expect(forms("npx eslint -c .eslintrc.json src").map((f) => f.program)).toEqual(["npx"]);

@@ -688,6 +688,41 @@ function ansiCEnd(src: string, from: number): number {
  * Double-quoted text from the opening `"` (terminator `"`), or a here-doc body (terminator null: runs to
  * the end, `"` literal). `$(…)` and backticks are substitutions; `\` escapes only `$ \` " \\` newline.
  */
+/** `$(cat <<'EOF'` (or `<<-"EOF"`) up to the end of its first line: the delimiter, quoted. */
+const HEREDOC_CAT = /\$\([ \t]*cat[ \t]+<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)")[ \t]*\n/y;
+/** A line that may define `cat` as a function or an alias, which would run in place of the program. */
+const CAT_REDEFINED = /(^|[^\w-])cat[ \t]*\([ \t]*\)|function[ \t]+cat\b|alias[ \t]+cat=/;
+
+/**
+ * The text of `"$(cat <<'EOF' … EOF)"` at `at` inside double quotes: a here-document with a quoted
+ * delimiter is literal (nothing in it expands), and the substitution prints exactly its lines, trailing
+ * newlines removed — so the word is that text, not a computed one (Claude Code writes every commit
+ * message and pull-request body so). Undefined for anything else (another command in the substitution,
+ * an unquoted delimiter, a line that may redefine `cat`), which is read as a substitution.
+ */
+function quotedHeredocText(src: string, at: number): { value: string; end: number } | undefined {
+  HEREDOC_CAT.lastIndex = at;
+  const head = HEREDOC_CAT.exec(src);
+  if (!head || CAT_REDEFINED.test(src)) return undefined;
+  const delimiter = (head[2] ?? head[3]) as string;
+  const stripTabs = head[1] === "-";
+  const lines: string[] = [];
+  let pos = HEREDOC_CAT.lastIndex;
+  for (;;) {
+    if (pos >= src.length) return undefined;
+    const nl = src.indexOf("\n", pos);
+    const raw = src.slice(pos, nl < 0 ? src.length : nl);
+    const line = stripTabs ? raw.replace(/^\t+/, "") : raw;
+    pos = nl < 0 ? src.length : nl + 1;
+    if (line === delimiter) break;
+    lines.push(line);
+  }
+  while (pos < src.length && /[ \t\n]/.test(src[pos] as string)) pos++;
+  if (src[pos] !== ")") return undefined;
+  const value = lines.join("\n").replace(/\n+$/, "");
+  return value.includes("\u0000") ? undefined : { value, end: pos + 1 };
+}
+
 function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator: '"' | null): Scan<string> {
   const { src } = cur;
   const out: string[] = [];
@@ -713,6 +748,12 @@ function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator
       return out.join("");
     }
     if (c === "$" && next === "(") {
+      const literal = terminator === '"' ? quotedHeredocText(src, cur.pos) : undefined;
+      if (literal) {
+        out.push(literal.value.replace(/[\\"$]/g, "\\$&"));
+        cur.pos = literal.end;
+        continue;
+      }
       const maybeArith = src[cur.pos + 2] === "(";
       cur.pos += 2;
       const body = scanList(cur, depth + 1, ")", maybeArith);
