@@ -213,11 +213,16 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ]);
     expect(args(`git commit -m "$(cat <<-"END"\n\tx\n\tEND\n)"`)).toEqual([["git", "commit", "-m", "x"]]);
     expect(args(`cat "$(cat <<'EOF'\n.env\nEOF\n)"`)).toEqual([["cat", ".env"]]);
+    const words = "Refactor the hash function; alias PATH handling";
+    expect(args(`git commit -m "$(cat <<'EOF'\n${words}\nEOF\n)"`)).toEqual([["git", "commit", "-m", words]]);
     // Anything else stays a substitution: an unquoted delimiter, another command, a redefined cat.
     for (const command of [
       `git commit -m "$(cat <<EOF\n$(id)\nEOF\n)"`,
       `git commit -m "$(cat <<'EOF'\nx\nEOF\n; id)"`,
       `cat(){ id; }; git commit -m "$(cat <<'EOF'\nx\nEOF\n)"`,
+      `hash -p /tmp/evil cat; git commit -m "$(cat <<'EOF'\nx\nEOF\n)"`,
+      `shopt -s expand_aliases\nalias -- cat=id\ngit commit -m "$(cat <<'EOF'\nx\nEOF\n)"`,
+      `export PATH=/tmp/evil:$PATH; git commit -m "$(cat <<'EOF'\nx\nEOF\n)"`,
       `git commit -m $(cat <<'EOF'\nx\nEOF\n)`,
     ]) {
       const parsed = parseShellCommand({ command });

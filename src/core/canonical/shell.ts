@@ -690,8 +690,11 @@ function ansiCEnd(src: string, from: number): number {
  */
 /** `$(cat <<'EOF'` (or `<<-"EOF"`) up to the end of its first line: the delimiter, quoted. */
 const HEREDOC_CAT = /\$\([ \t]*cat[ \t]+<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)")[ \t]*\n/y;
-/** A line that may define `cat` as a function or an alias, which would run in place of the program. */
-const CAT_REDEFINED = /(^|[^\w-])cat[ \t]*\([ \t]*\)|function[ \t]+cat\b|alias[ \t]+cat=/;
+/**
+ * A line that may make `cat` run something else: a function or an alias named so, `hash -p`, `enable`,
+ * or a PATH it changes. Read wide: a word that merely mentions one of them keeps the substitution.
+ */
+const CAT_REDEFINED = /(^|[^\w-])cat[ \t]*\(|\b(function|alias|hash|enable|command_not_found_handle)\b|PATH/;
 
 /**
  * The text of `"$(cat <<'EOF' … EOF)"` at `at` inside double quotes: a here-document with a quoted
@@ -703,7 +706,7 @@ const CAT_REDEFINED = /(^|[^\w-])cat[ \t]*\([ \t]*\)|function[ \t]+cat\b|alias[ 
 function quotedHeredocText(src: string, at: number): { value: string; end: number } | undefined {
   HEREDOC_CAT.lastIndex = at;
   const head = HEREDOC_CAT.exec(src);
-  if (!head || CAT_REDEFINED.test(src)) return undefined;
+  if (!head) return undefined;
   const delimiter = (head[2] ?? head[3]) as string;
   const stripTabs = head[1] === "-";
   const lines: string[] = [];
@@ -720,7 +723,9 @@ function quotedHeredocText(src: string, at: number): { value: string; end: numbe
   while (pos < src.length && /[ \t\n]/.test(src[pos] as string)) pos++;
   if (src[pos] !== ")") return undefined;
   const value = lines.join("\n").replace(/\n+$/, "");
-  return value.includes("\u0000") ? undefined : { value, end: pos + 1 };
+  // The rest of the line, not the message (which may well say "function" or "hash").
+  if (value.includes("\u0000") || CAT_REDEFINED.test(src.slice(0, at) + src.slice(pos + 1))) return undefined;
+  return { value, end: pos + 1 };
 }
 
 function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator: '"' | null): Scan<string> {
