@@ -707,22 +707,14 @@ function quotedHeredocText(src: string, at: number): { value: string; end: numbe
   HEREDOC_CAT.lastIndex = at;
   const head = HEREDOC_CAT.exec(src);
   if (!head) return undefined;
-  const delimiter = (head[2] ?? head[3]) as string;
-  const stripTabs = head[1] === "-";
-  const lines: string[] = [];
-  let pos = HEREDOC_CAT.lastIndex;
-  for (;;) {
-    if (pos >= src.length) return undefined;
-    const nl = src.indexOf("\n", pos);
-    const raw = src.slice(pos, nl < 0 ? src.length : nl);
-    const line = stripTabs ? raw.replace(/^\t+/, "") : raw;
-    pos = nl < 0 ? src.length : nl + 1;
-    if (line === delimiter) break;
-    lines.push(line);
-  }
+  const doc = { delimiter: (head[2] ?? head[3]) as string, stripTabs: head[1] === "-" };
+  const start = HEREDOC_CAT.lastIndex;
+  const { end, next } = heredocExtent(src, start, doc);
+  let pos = next;
   while (pos < src.length && /[ \t\n]/.test(src[pos] as string)) pos++;
   if (src[pos] !== ")") return undefined;
-  const value = lines.join("\n").replace(/\n+$/, "");
+  const body = src.slice(start, end);
+  const value = (doc.stripTabs ? body.replace(/^\t+/gm, "") : body).replace(/\n+$/, "");
   // The rest of the line, not the message (which may well say "function" or "hash").
   if (value.includes("\u0000") || CAT_REDEFINED.test(src.slice(0, at) + src.slice(pos + 1))) return undefined;
   return { value, end: pos + 1 };
@@ -836,6 +828,28 @@ function readHeredocDelimiter(cur: Cursor): Scan<Omit<PendingHeredoc, "slot">> {
 }
 
 /** Reads the bodies of the pending here-docs (the lines after the one that opened them). */
+/**
+ * Where the body of a here-document that begins at `start` ends (the start of its delimiter line, which
+ * `<<-` reads without leading tabs) and where the text goes on after that line; both the text's end
+ * when no line closes it (bash reads to the end).
+ */
+function heredocExtent(
+  src: string,
+  start: number,
+  doc: { delimiter: string; stripTabs: boolean },
+): { end: number; next: number } {
+  let pos = start;
+  while (pos < src.length) {
+    const nl = src.indexOf("\n", pos);
+    let line = src.slice(pos, nl < 0 ? src.length : nl);
+    if (doc.stripTabs) line = line.replace(/^\t+/, "");
+    const next = nl < 0 ? src.length : nl + 1;
+    if (line === doc.delimiter) return { end: pos, next };
+    pos = next;
+  }
+  return { end: src.length, next: src.length };
+}
+
 function readHeredocs(
   cur: Cursor,
   depth: number,
@@ -845,19 +859,8 @@ function readHeredocs(
   const result: { slot: number; body: Scanned; source: string }[] = [];
   for (const doc of docs) {
     const start = cur.pos;
-    let end = src.length;
-    while (cur.pos < src.length) {
-      const nl = src.indexOf("\n", cur.pos);
-      const lineEnd = nl < 0 ? src.length : nl;
-      let line = src.slice(cur.pos, lineEnd);
-      if (doc.stripTabs) line = line.replace(/^\t+/, "");
-      if (line === doc.delimiter) {
-        end = cur.pos;
-        cur.pos = nl < 0 ? src.length : nl + 1;
-        break;
-      }
-      cur.pos = nl < 0 ? src.length : nl + 1;
-    }
+    const { end, next } = heredocExtent(src, start, doc);
+    cur.pos = next;
     const text = src.slice(start, end);
     // A quoted delimiter: the body is literal data, nothing runs in it (kept for Analysis.heredocs).
     if (doc.quoted) {
