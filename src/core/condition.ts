@@ -1648,13 +1648,8 @@ function operandMatching(o: {
   pf: PreparedFacts;
   optionPaths?: string[];
 }): boolean | { unknown: string } {
-  const { globs, pf } = o;
-  // A file system whose case handling the policy does not state is read both ways.
-  const folds = pf.caseFold ? [true] : pf.caseUnknown ? [false, true] : [false];
-  const below = (forms: readonly string[]) =>
-    forms.some((f) => folds.some((caseFold) => pathMayMatchBelow({ dir: f, globs, caseFold })))
-      ? { unknown: "they may be such a path" }
-      : false;
+  const { pf } = o;
+  const { hit, below } = globReading(o);
   return someOperand({
     followLinks: true,
     ...o,
@@ -1665,9 +1660,31 @@ function operandMatching(o: {
       const may = below(base.forms);
       return may && { unknown: `the pattern ${JSON.stringify(operand)} may expand to such a path` };
     },
-    hit: (path) => folds.some((caseFold) => pathMatches({ path, globs, caseFold })),
+    hit,
     below,
   });
+}
+
+/**
+ * How operandMatching and operandNaming read paths against their globs: in each case reading the file
+ * system may have (a policy that does not state whether it folds case is read both ways), a path that
+ * one of them matches (`hit`), and the paths xargs appends below a directory where one may lie (`below`).
+ */
+function globReading(o: { globs: string[]; pf: PreparedFacts }): {
+  folds: boolean[];
+  hit: (path: string) => boolean;
+  below: (forms: readonly string[]) => false | { unknown: string };
+} {
+  const { globs, pf } = o;
+  const folds = pf.caseFold ? [true] : pf.caseUnknown ? [false, true] : [false];
+  return {
+    folds,
+    hit: (path) => folds.some((caseFold) => pathMatches({ path, globs, caseFold })),
+    below: (forms) =>
+      forms.some((f) => folds.some((caseFold) => pathMayMatchBelow({ dir: f, globs, caseFold })))
+        ? { unknown: "they may be such a path" }
+        : false,
+  };
 }
 
 /**
@@ -1698,14 +1715,13 @@ function operandNaming(o: {
   pf: PreparedFacts;
   optionPaths?: string[];
 }): boolean | { unknown: string } {
-  const { globs, pf } = o;
+  const { globs } = o;
   const named = namedWords(o.cmd, { script: o.optionPaths === undefined });
   if (named === undefined)
     return { unknown: `\`${o.cmd.raw}\`: its operands may come from input or a variable` };
-  const folds = pf.caseFold ? [true] : pf.caseUnknown ? [false, true] : [false];
+  const { folds, hit, below } = globReading(o);
   // Flags a pattern may expand to (`*` may be `-rf`: unknownFlags) do not change the files it names.
   const { unknownFlags: _patternFlags, ...cmd } = named;
-  const homeMayMove = o.commands.some((c) => c.raw.includes("HOME"));
   const mayMatch = (pattern: string, operand: string): false | { unknown: string } => {
     const answers = folds.map((caseFold) => shellPatternMayMatch({ pattern, globs, caseFold }));
     if (answers.includes(true))
@@ -1724,6 +1740,7 @@ function operandNaming(o: {
       if (operand === "~" || operand.startsWith("~/")) {
         // The home directory as a home directory is found: /home/NAME, /Users/NAME, /root, /var/root.
         const rest = operand.slice(1);
+        const homeMayMove = o.commands.some((c) => c.raw.includes("HOME"));
         if (homeMayMove || rest.split("/").some((s) => s === ".."))
           return { unknown: `the line may change the home directory ${JSON.stringify(operand)} is in` };
         for (const home of HOME_PATTERNS) {
@@ -1743,11 +1760,8 @@ function operandNaming(o: {
         return { unknown: `the pattern ${JSON.stringify(operand)} may leave its directory` };
       return mayMatch(pattern, operand);
     },
-    hit: (path) => folds.some((caseFold) => pathMatches({ path, globs, caseFold })),
-    below: (forms) =>
-      forms.some((f) => folds.some((caseFold) => pathMayMatchBelow({ dir: f, globs, caseFold })))
-        ? { unknown: "they may be such a path" }
-        : false,
+    hit,
+    below,
   });
 }
 
