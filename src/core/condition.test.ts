@@ -1312,14 +1312,14 @@ describe("roots named by the caller's context (the workspace)", () => {
   it("invokes … operandIs: an operand that names, or as bash expands it may name, a path the globs match", () => {
     const secrets = ["**/.env", "**/*.pem", "**/.ssh/**", "/etc/shadow"];
     const readers = ["cat", "head", "grep", "sed", "jq", "cp", "<"];
-    const run = (command: string) =>
+    const run = (command: string, realPaths?: Record<string, string>) =>
       tri(
         {
           field: "args.command",
           op: "invokes",
           value: { program: readers, operandIs: secrets },
         } as Comparison,
-        { args: { command }, context: { cwd: "/work/proj" } },
+        { args: { command }, context: { cwd: "/work/proj", ...(realPaths ? { realPaths } : {}) } },
       ).value;
     // Names as written, canonical: true.
     expect(run("cat .env")).toBe(true);
@@ -1356,18 +1356,9 @@ describe("roots named by the caller's context (the workspace)", () => {
     expect(run("grep -e x .env")).toBe(true);
     expect(run("grep -he x *.pem")).toBe("unknown");
     // Where a trusted fact says a path's links lead (context.realPaths), the operand is read there too.
-    const linked = (command: string, realPaths: Record<string, string>) =>
-      tri(
-        {
-          field: "args.command",
-          op: "invokes",
-          value: { program: readers, operandIs: secrets },
-        } as Comparison,
-        { args: { command }, context: { cwd: "/work/proj", realPaths } },
-      ).value;
-    expect(linked("cat notes.txt", { "/work/proj/notes.txt": "/work/proj/.env" })).toBe(true);
-    expect(linked("cat notes.txt", { "/work/proj/notes.txt": "/work/proj/docs/notes.txt" })).toBe(false);
-    expect(linked("cat notes.txt", { "/work/proj/other": "/work/proj/.env" })).toBe(false);
+    expect(run("cat notes.txt", { "/work/proj/notes.txt": "/work/proj/.env" })).toBe(true);
+    expect(run("cat notes.txt", { "/work/proj/notes.txt": "/work/proj/docs/notes.txt" })).toBe(false);
+    expect(run("cat notes.txt", { "/work/proj/other": "/work/proj/.env" })).toBe(false);
   });
 
   it("invokes … operandMatches: an operand that is or may be a path the globs match", () => {

@@ -52,9 +52,21 @@ function hook(tool_name: string, tool_input: Record<string, unknown>) {
   });
 }
 
+type Case = [tool: string, input: Record<string, unknown>, expected: string];
+
+/** Every case answered as expected, or the list of those that were not. */
+async function expectCases(cases: Case[]): Promise<void> {
+  const wrong: string[] = [];
+  for (const [tool, input, expected] of cases) {
+    const got = await hook(tool, input);
+    if (got !== expected) wrong.push(`${tool} ${JSON.stringify(input)}: expected ${expected}, got ${got}`);
+  }
+  expect(wrong).toEqual([]);
+}
+
 describe("warden hook reads a path as the file system resolves it", () => {
   it("a link to a secret, or into a secret directory, is the secret; a link out of the workspace is outside", async () => {
-    const cases: [string, Record<string, unknown>, string][] = [
+    const cases: Case[] = [
       ["Read", { file_path: join(ws, "link-cfg") }, "deny"],
       ["Read", { file_path: join(ws, "k", "config") }, "deny"],
       ["Read", { file_path: join(ws, "notes.txt") }, "deny"],
@@ -66,20 +78,11 @@ describe("warden hook reads a path as the file system resolves it", () => {
       ["Read", { file_path: join(ws, "alias.ts") }, "allow"],
       ["Write", { file_path: join(ws, "src", "b.ts"), content: "x" }, "allow"],
     ];
-    const wrong: string[] = [];
-    for (const [tool, input, expected] of cases) {
-      const got = await hook(tool, input);
-      if (got !== expected) wrong.push(`${tool} ${JSON.stringify(input)}: expected ${expected}, got ${got}`);
-    }
-    expect(wrong).toEqual([]);
+    await expectCases(cases);
   }, 120_000);
 
   it("a shell command's path operands are read as the file system resolves them too", async () => {
-    const bash = (command: string, expected: string): [string, Record<string, unknown>, string] => [
-      "Bash",
-      { command },
-      expected,
-    ];
+    const bash = (command: string, expected: string): Case => ["Bash", { command }, expected];
     const cases = [
       bash("cat notes.txt", "deny"),
       bash("cat k/config", "deny"),
@@ -90,11 +93,6 @@ describe("warden hook reads a path as the file system resolves it", () => {
       bash("cat src/a.ts", "allow"),
       bash("echo x > src/b.ts", "allow"),
     ];
-    const wrong: string[] = [];
-    for (const [tool, input, expected] of cases) {
-      const got = await hook(tool, input);
-      if (got !== expected) wrong.push(`${tool} ${JSON.stringify(input)}: expected ${expected}, got ${got}`);
-    }
-    expect(wrong).toEqual([]);
+    await expectCases(cases);
   }, 120_000);
 });
