@@ -62,7 +62,8 @@ export function globSelects(options: {
         if (admits(compiled.alternatives, candidate, caseFold)) return true;
       }
     }
-    const overlap = patterns.length > 0 ? globMeetsPatterns({ glob: reading, patterns, caseFold }) : false;
+    const overlap =
+      patterns.length > 0 ? globMeetsPatterns({ sources: compiled.sources, patterns, caseFold }) : false;
     if (overlap !== false) return overlap;
   }
   return false;
@@ -77,15 +78,13 @@ const NAME_PATTERN = /[*?[{]/;
  * too), the glob's root anywhere; undefined when either is past what that reading follows.
  */
 function globMeetsPatterns(o: {
-  glob: string;
+  /** The search glob's alternatives (CompiledGlob.sources). */
+  sources: readonly string[];
   patterns: readonly string[];
   caseFold: boolean;
 }): boolean | undefined {
-  if (o.glob === "" || o.glob.startsWith("!")) return false;
-  const alternatives = alternativesOf(o.glob.replace(/^\.?\//, ""));
-  if (alternatives === undefined) return undefined;
   const globs = o.patterns.map((p) => `**/${p}`);
-  for (const alternative of alternatives) {
+  for (const alternative of o.sources) {
     const pattern = `/**/${alternative.replace(/^\/+/, "")}`;
     const meets = shellPatternMayMatch({ pattern, globs, caseFold: o.caseFold, hidden: true });
     if (meets !== false) return meets ?? undefined;
@@ -108,6 +107,8 @@ export function searchGlobAdmits(options: {
 }
 
 interface CompiledGlob {
+  /** Each brace-free alternative as written, without a leading `/` or `./`; none for a negated glob. */
+  sources: string[];
   /** Each brace-free alternative's tokens; none for a negated glob. */
   alternatives: Token[][];
   /** The glob's leading literal directories. */
@@ -120,12 +121,13 @@ interface CompiledGlob {
  */
 function compile(glob: string): CompiledGlob | undefined {
   if (glob === "" || glob.startsWith("!"))
-    return glob.length > MAX_GLOB_CHARS ? undefined : { alternatives: [], base: "" };
+    return glob.length > MAX_GLOB_CHARS ? undefined : { sources: [], alternatives: [], base: "" };
   const rooted = glob.replace(/^\.?\//, "");
   const expanded = alternativesOf(rooted);
   if (expanded === undefined) return undefined;
   const anchored = glob.includes("/");
   return {
+    sources: expanded,
     alternatives: expanded.map((alternative) => tokenize(anchored ? alternative : `**/${alternative}`)),
     base: anchored ? literalBase(rooted) : "",
   };
