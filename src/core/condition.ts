@@ -307,7 +307,7 @@ function hostPatternProblems(c: Comparison): string[] {
 
 const VALUE_SHAPES: Partial<Record<ComparisonOp, string>> = {
   invokes:
-    "{ program: string | string[], flags?: string[], outside?: roots, operandMatches?: globs, optionPaths?: options, globSelects?: paths }",
+    "{ program: string | string[], flags?: string[], outside?: roots, operandMatches?: globs, operandIs?: globs, optionPaths?: options, globSelects?: paths }",
   pipesInto: "{ from: string[], to: string[] }",
   pathWithin: 'a root or a list of roots (a root is a path or { "context": "cwd" })',
   pathMatches: "a glob or a list of globs",
