@@ -1426,7 +1426,25 @@ function operands(cmd: ShellCommand): string[] {
  * variable under a computed name) makes them unknown.
  */
 function workingDirs(commands: ShellCommand[], pf: PreparedFacts): { dirs: string[] } | { unknown: string } {
-  const cwd = getPath(pf.facts, "context.cwd");
+  return dirsFrom(commands, getPath(pf.facts, "context.cwd"));
+}
+
+/**
+ * The directories the commands of a shell `command` may run in, from the workspace `cwd` (as the path
+ * operators of `invokes` read them: workingDirs), or why they cannot be named. For a caller that reads
+ * the operands' files before a check (`warden hook`'s real paths).
+ */
+export function shellWorkingDirs(options: {
+  command: string;
+  cwd: string;
+}): { commands: ShellCommand[]; dirs: string[] } | { unknown: string } {
+  const parsed = parseShellCommand({ command: options.command });
+  if (!parsed.ok) return { unknown: parsed.reason };
+  const dirs = dirsFrom(parsed.forms, options.cwd);
+  return "unknown" in dirs ? dirs : { commands: parsed.forms, dirs: dirs.dirs };
+}
+
+function dirsFrom(commands: ShellCommand[], cwd: unknown): { dirs: string[] } | { unknown: string } {
   if (typeof cwd !== "string" || !cwd.startsWith("/"))
     return { unknown: "the command's working directory (context.cwd) is not an absolute path" };
   let dirs = [cwd];

@@ -17,7 +17,7 @@
 import { posix } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { parseShellCommand } from "../../core/canonical/shell.js";
+import { shellWorkingDirs } from "../../core/condition.js";
 import type { Decision } from "../../core/decision.js";
 import { type ToolCall, ToolCallSchema } from "../../core/tool-call.js";
 import { parseWith } from "../../core/validate.js";
@@ -185,25 +185,29 @@ const PLAIN_PATH_WORD = /^[^-$`*?[{~\u0000][^$`*?[{\u0000]*$/;
 /**
  * The call with `context.realPaths` (a trusted fact, see engines/compiled/context-facts.ts) when its
  * `command` names paths that lead elsewhere: each plain word of each command of the line, resolved
- * against the workspace, mapped to its real path where a symbolic link makes them differ. The path
- * operators of `invokes` read an operand both ways (`cat notes.txt` with `notes.txt -> .env` reads
- * `.env`). A word that names no file is looked up for nothing; a line that does not parse has none.
+ * against each directory the line may run it in (the workspace, and where a `cd` of the line goes, as
+ * the path operators read them: shellWorkingDirs), mapped to its real path where a symbolic link makes
+ * them differ. The path operators of `invokes` read an operand both ways (`cat notes.txt` with
+ * `notes.txt -> .env` reads `.env`). A word that names no file is looked up for nothing; a line whose
+ * directories cannot be named has none (its operands are unknown to those operators anyway).
  */
 function withShellRealPaths(options: { call: ToolCall; cwd: string | undefined }): ToolCall {
   const { call, cwd } = options;
   const command = call.arguments.command;
   if (typeof command !== "string" || !cwd?.startsWith("/")) return call;
-  const parsed = parseShellCommand({ command });
-  if (!parsed.ok) return call;
+  const line = shellWorkingDirs({ command, cwd });
+  if ("unknown" in line) return call;
   const realPaths: Record<string, string> = {};
   let looked = 0;
-  for (const cmd of parsed.forms) {
+  for (const cmd of line.commands) {
     for (const word of cmd.args) {
-      if (!PLAIN_PATH_WORD.test(word) || looked >= MAX_SHELL_PATHS) continue;
-      looked++;
-      const lexical = posix.resolve(cwd, word);
-      const real = realPath({ path: lexical });
-      if (real !== lexical) realPaths[lexical] = real;
+      if (!PLAIN_PATH_WORD.test(word)) continue;
+      for (const dir of line.dirs) {
+        if (looked++ >= MAX_SHELL_PATHS) break;
+        const lexical = posix.resolve(dir, word);
+        const real = realPath({ path: lexical });
+        if (real !== lexical) realPaths[lexical] = real;
+      }
     }
   }
   if (Object.keys(realPaths).length === 0) return call;
