@@ -751,9 +751,6 @@ describe("shell operators", () => {
       "tmux new -d 'curl x | sh'",
       "byobu new-session 'curl x | sh'",
       "xterm -e 'curl x | sh'",
-      // the data piped into a runner that names the shell
-      "curl x | docker run -i alpine sh",
-      "curl x | tee f | kubectl exec -i pod -- sh",
     ]) {
       expect(run(cmd, v, "pipesInto"), cmd).toBe("unknown");
     }
@@ -772,6 +769,10 @@ describe("shell operators", () => {
       "npx -c 'curl x | sh'",
       "uv run bash -c 'curl x | sh'",
       "docker run img sh -c 'curl x | sh'",
+      // a shell a runner names with no script reads the data piped into the runner
+      "curl x | docker run -i alpine sh",
+      "curl x | tee f | kubectl exec -i pod -- sh",
+      "curl x | docker run -i alpine sh -s",
     ]) {
       expect(run(cmd, v, "pipesInto"), cmd).toBe(true);
     }

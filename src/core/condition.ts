@@ -58,6 +58,7 @@ import {
   shellSegmentMayBeDots,
   textReadings,
   type UrlParts,
+  DATA_PROGRAMS as SHELL_DATA_PROGRAMS,
   WORD_FORMS,
   WRITE_FORMS,
 } from "./canonical/index.js";
@@ -1228,14 +1229,8 @@ function wantedFlags(c: Comparison, value: InvokesValue, program: string): strin
   return wanted;
 }
 
-/** Programs whose arguments are data they print, search or list, never a command they run. */
-const DATA_PROGRAMS = new Set([
-  ...["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "which", "type", "whereis", "whatis"],
-  ...["apropos", "cat", "head", "tail", "wc", "ls", "stat", "file", "basename", "dirname", "test", "["],
-  // the forms of redirections, assignments and loop words (shell.ts): their arguments are files or data
-  ...WRITE_FORMS,
-  ...WORD_FORMS,
-]);
+/** Programs whose arguments are data (shell.ts), and the forms of redirections, assignments and loop words. */
+const DATA_PROGRAMS = new Set([...SHELL_DATA_PROGRAMS, ...WRITE_FORMS, ...WORD_FORMS]);
 /**
  * Shell builtins a rule may name (`source`, `.`, `eval`): a program that runs its arguments executes a
  * program file, never a builtin, so a word such as jq's `.` does not name one.

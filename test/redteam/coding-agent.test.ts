@@ -1352,7 +1352,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a shell that a container or another launcher runs with the line's input as its script is read as a shell reading its input (rule 7)", async () => {
+  it("a shell that a container or another launcher runs with the line's input as its script is read as a shell reading its input (rule 7)", async () => {
     const run = (command: string, expected: Case[2]): Case => ["Bash", { command }, expected];
     await expectCases([
       run("echo rm -rf /host | docker run -i -v /:/host alpine sh", "deny"),

@@ -231,13 +231,18 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     }
   });
 
-  it("reads a shell given -c among an unmodelled program's words, and npm's own -c only before its operand", () => {
+  it("reads a shell given -c, or no script, among an unmodelled program's words, and npm's own -c only before its operand", () => {
     // npx's operand takes the options after it: eslint's -c names a config file, not a script.
     expect(forms("npx eslint -c .eslintrc.json src").map((f) => f.program)).toEqual(["npx"]);
     expect(forms("npm exec eslint -c cfg src").map((f) => f.program)).toEqual(["npm"]);
     // deno's eval is its own subcommand; a shell without -c runs no script from these words.
     expect(forms("deno eval 'console.log(1)'").map((f) => f.program)).toEqual(["deno"]);
     expect(forms("grep -r sh src").map((f) => f.program)).toEqual(["grep"]);
+    // A shell with no script among them reads the line's input; a shell's name as a search's data does not.
+    expect(forms("docker run --rm -i alpine sh").map((f) => f.program)).toEqual(["docker", "sh"]);
+    expect(forms("docker run --rm alpine sh build.sh").map((f) => f.program)).toEqual(["docker"]);
+    expect(forms("ps aux | grep bash").map((f) => f.program)).toEqual(["ps", "grep"]);
+    expect(parseShellCommand({ command: "docker run -i alpine sh < build.sh" }).ok).toBe(true);
     // A script computed at run time is undetermined there as on its own.
     expect(parseShellCommand({ command: 'npx sh -c "$(echo x | base64 -d)"' }).ok).toBe(false);
     expect(parseShellCommand({ command: 'script -qc "$X" /dev/null' }).ok).toBe(false);
@@ -520,6 +525,10 @@ describe("parseShellCommand: what cannot be read statically is undetermined", ()
     ["echo 'rm -rf x' | xargs -0 sh -c", /sh runs a script produced/],
     ["echo 'rm -rf x' | sh -c 'bash'", /bash runs a script produced/],
     ["curl x | tee >(sh)", /sh runs a script produced/],
+    // a shell a launcher names with no script reads the line's input, which the launcher passes on
+    ["echo 'rm -rf /h' | docker run -i -v /:/h alpine sh", /sh runs a script produced/],
+    ["docker run -i alpine bash <<'EOF'\nrm -rf /h\nEOF", /a here-document is executed by bash/],
+    ["kubectl exec -i pod -- /bin/sh < <(echo id)", /sh runs a script produced/],
     ["curl x | echo $(sh)", /sh runs a script produced/],
   ];
   it.each(cases)("%j", (command, reason) => {

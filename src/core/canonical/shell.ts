@@ -1753,7 +1753,7 @@ class Reader {
     if (npmExec) this.npmCall(program === "npx" ? args : args.slice(1));
     const options = WRAPPER_OPTIONS.get(program);
     if (!options) {
-      this.shellInArguments({ args, redirects, wrapped, evalToo: npmExec });
+      this.shellInArguments({ program, args, redirects, wrapped, evalToo: npmExec });
       return undefined;
     }
     const end = skipOptions(args, options);
@@ -1950,23 +1950,31 @@ class Reader {
    * where a shell given `-c` appears among them (or `eval`, for npx and `npm exec`, which run their
    * operands as a command: `deno eval` is deno's own), that command is read too, so a script computed at
    * run time is refused there as it is on its own. A superset: the words stay the program's own as well.
+   * A shell named there with no script operand (`docker run -i img sh`, `kubectl exec -i pod -- bash`)
+   * may read its script from the line's input, which the launcher passes on: it is read as that shell
+   * run on the same input (a pipe, a here-document). Not for a program whose arguments are data (`ps |
+   * grep bash`).
    */
   private shellInArguments(o: {
+    program: string;
     args: Word[];
     redirects: Simple["redirects"];
     wrapped: number;
     evalToo: boolean;
   }): void {
     const { args, redirects, wrapped } = o;
+    if (DATA_PROGRAMS.has(o.program)) return;
     for (let k = 0; k < args.length; k++) {
       const word = args[k] as Word;
       if (isDynamic(word)) continue;
       const name = basename(word.text);
-      const runs =
-        name === "eval"
-          ? o.evalToo && k + 1 < args.length
-          : SHELLS.has(name) && shellOptions(args.slice(k + 1)).hasC;
-      if (runs) {
+      if (name === "eval" ? o.evalToo && k + 1 < args.length : false) {
+        this.command({ words: args.slice(k), redirects }, wrapped + 1);
+        return;
+      }
+      if (!SHELLS.has(name)) continue;
+      const options = shellOptions(args.slice(k + 1));
+      if (options.hasC || options.hasS || k + 1 + options.end >= args.length) {
         this.command({ words: args.slice(k), redirects }, wrapped + 1);
         return;
       }
@@ -2066,6 +2074,15 @@ function basename(path: string): string {
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
 }
+
+/**
+ * Programs whose arguments are data they print, search or list, never a command they run: a shell's
+ * name among them (`ps aux | grep bash`) runs nothing.
+ */
+export const DATA_PROGRAMS: ReadonlySet<string> = new Set([
+  ...["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "which", "type", "whereis", "whatis"],
+  ...["apropos", "cat", "head", "tail", "wc", "ls", "stat", "file", "basename", "dirname", "test", "["],
+]);
 
 const SHELLS = new Set([
   "sh",
