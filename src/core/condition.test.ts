@@ -838,6 +838,67 @@ describe("shell operators", () => {
     expect(inWork('printf "%s" "$V"; cd sub && rm -rf build')).toBe(false);
   });
 
+  it("a container engine's mount options name the host directory they give the container", () => {
+    const mounts = {
+      field: "args.command",
+      op: "invokes",
+      value: {
+        program: ["docker", "podman"],
+        outside: [{ context: "cwd" }, "/tmp"],
+        optionPaths: ["-v", "--volume", "--mount"],
+      },
+    } as Comparison;
+    const at = (command: string) => tri(mounts, { args: { command }, context: { cwd: "/work" } }).value;
+    for (const command of [
+      "docker run -v /:/host img",
+      "docker run -v/etc:/e img",
+      "docker run -itv /home:/h img",
+      "docker run -v=/:/host img",
+      "docker run --volume=/var/run/docker.sock:/var/run/docker.sock img",
+      "docker run -v ..:/up img",
+      "docker run -v /work/../etc:/e:ro img",
+      "docker run --mount type=bind,source=/,target=/host img",
+      "docker run --mount target=/h,src=/srv img",
+      "podman run -v /:/host img",
+      "docker run -v $(pwd)/..:/up img",
+    ]) {
+      expect(at(command), command).toBe(true);
+    }
+    for (const command of [
+      // The workspace itself and what lies below it, /tmp, named and anonymous volumes.
+      "docker run -v .:/app img",
+      "docker run -v ./data:/data img",
+      "docker run -v /work:/app img",
+      "docker run -v $(pwd):/app img",
+      'docker run -v "$PWD/src":/src img',
+      "docker run -v /tmp/cache:/cache img",
+      "docker run -v pgdata:/var/lib/postgresql/data img",
+      "docker run -v /anonymous img",
+      "docker run --mount type=volume,source=cache,target=/c img",
+      "docker compose down -v --remove-orphans",
+      // Other options are not mounts.
+      "docker run -e X=/etc:/y img",
+    ]) {
+      expect(at(command), command).toBe(false);
+    }
+    expect(at("docker run -v ~/.ssh:/k img")).toBe("unknown");
+    expect(at('docker run -v "$HOME":/h img')).toBe("unknown");
+  });
+
+  it("a word that begins with $PWD or $(pwd) is read in the directory it names, unless bash may split it", () => {
+    const rmOutside = { program: "rm", flags: ["-r"], outside: { context: "cwd" } };
+    expect(run("rm -r $PWD/build", rmOutside, "invokes", "/work")).toBe(false);
+    expect(run("rm -r $PWD", rmOutside, "invokes", "/work")).toBe(true);
+    expect(run("cd / && rm -r $(pwd)/etc", rmOutside, "invokes", "/work")).toBe(true);
+    // White space or a pattern character in a directory the command may run in: other words.
+    expect(run("rm -r $PWD/build", rmOutside, "invokes", "/my work")).toBe("unknown");
+    expect(run("cd 'a*' && rm -r $PWD/b", rmOutside, "invokes", "/work")).toBe("unknown");
+    expect(run('cd "$D" && rm -r $PWD/b', rmOutside, "invokes", "/work")).toBe("unknown");
+    // Even for a rule about the program alone.
+    expect(run("rm $PWD/x", { program: "rm" }, "invokes", "/my work")).toBe("unknown");
+    expect(run("rm $PWD/x", { program: "rm" }, "invokes", "/work")).toBe(true);
+  });
+
   it("optionPaths reads those options' values, in every spelling, instead of the operands", () => {
     const writes = (program: string, optionPaths: string[]) =>
       ({
@@ -1285,7 +1346,7 @@ describe("roots named by the caller's context (the workspace)", () => {
       "rm -rf ~",
       "rm -rf ~/x",
       "rm -rf $HOME",
-      "rm -rf $(pwd)/../x",
+      "rm -rf $(pwd)x/../x",
       "echo / | xargs rm -rf",
       "find / -exec rm -rf {} +",
       "rm -rf .*",
@@ -1299,6 +1360,9 @@ describe("roots named by the caller's context (the workspace)", () => {
       expect([unreadable, run(unreadable)]).toEqual([unreadable, "unknown"]);
     }
     expect(run("rm -rf build", null)).toBe("unknown");
+    // $(pwd) and $PWD at the start of a word are the directory the command runs in.
+    expect(run("rm -rf $(pwd)/../x")).toBe(true);
+    expect(run("rm -rf $PWD/build")).toBe(false);
     // A brace is no pattern over the files there are: each word it expands to is read, and the word as
     // written (quoted, it names one directory).
     expect(run("rm -rf {..,x}")).toBe(true);

@@ -1367,6 +1367,11 @@ function invokesUnit(
   const programs = (typeof value.program === "string" ? [value.program] : value.program).map(programName);
   let maybe: string | undefined;
   for (const cmd of commands) {
+    const split = cmd.workingDirWords ? splitWorkingDir(within.all, pf) : undefined;
+    if (split !== undefined) {
+      maybe ??= `\`${cmd.raw}\`: ${split}`;
+      continue;
+    }
     if (!programs.some((p) => programMatches(c, cmd.program, p, options.versioned))) {
       maybe ??= mayRunFromArguments({ c, cmd, programs, commands: within.all, pf, depth: within.depth });
       continue;
@@ -1385,6 +1390,20 @@ function invokesUnit(
     } else if (cmd.unknownFlags) maybe ??= "a variable in the command may supply the flags";
   }
   return maybe !== undefined ? { unknown: maybe } : { result: false };
+}
+
+/**
+ * Why a command whose words begin with `$PWD` or `$(pwd)` (ShellCommand.workingDirWords, read as `.`)
+ * may be other words: a directory it may run in cannot be named, or has a name bash splits or expands
+ * when the expansion is unquoted (white space, `*`, `?`, `[`). Undefined when the reading holds.
+ */
+function splitWorkingDir(commands: ShellCommand[], pf: PreparedFacts): string | undefined {
+  const dirs = workingDirs(commands, pf);
+  if ("unknown" in dirs) return dirs.unknown;
+  const odd = dirs.dirs.find((dir) => /[\s*?[]/.test(dir));
+  return odd === undefined
+    ? undefined
+    : `$PWD is ${JSON.stringify(odd)}, whose name an unquoted expansion splits into other words`;
 }
 
 /** Commands that change the directory the rest of the line runs in, and how they name it. */
@@ -1546,21 +1565,64 @@ function optionValues(o: {
   const { args, program } = o.cmd;
   const values = new Set<string>();
   let last = false;
-  const take = (got: { value: string | undefined } | undefined) => {
-    if (got?.value !== undefined) values.add(got.value);
-    else if (got) last = true;
+  const container = CONTAINER_ENGINES.has(program);
+  const take = (got: { value: string | undefined } | undefined, option: string) => {
+    if (got?.value === undefined) {
+      if (got) last = true;
+      return;
+    }
+    if (!container) {
+      values.add(got.value);
+      return;
+    }
+    // pflag reads `-v=/x` as `/x`: both readings. A mount gives the container everything below its
+    // source, which is where the workspace may be mounted whole: a path inside it is what is read.
+    for (const value of new Set([got.value, got.value.replace(/^=/, "")])) {
+      for (const path of mountSource({ option, value })) values.add(`${path}/${MOUNTED}`);
+    }
   };
   for (const option of o.options) {
-    if (/^-[^-]$/.test(option)) take(oldStyleOptionArgument({ program, args, letter: option.slice(1) }));
+    if (/^-[^-]$/.test(option) && !container)
+      take(oldStyleOptionArgument({ program, args, letter: option.slice(1) }), option);
   }
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
     if (word === "--") break;
-    for (const option of o.options) take(optionIn({ option, word, next: args[i + 1] }));
+    for (const option of o.options) take(optionIn({ option, word, next: args[i + 1] }), option);
   }
   if (last && (o.cmd.appendedPaths || o.cmd.unknownFlags))
     return { unknown: `\`${o.cmd.raw}\`: an option's value is a word the line appends` };
   return { values: [...values] };
+}
+
+/** A name below a mount's source (optionValues): what the container may reach there. */
+const MOUNTED = "mounted";
+/** Container engines whose `-v`/`--volume` and `--mount` values name a host path (mountSource). */
+const CONTAINER_ENGINES = new Set(["docker", "podman", "nerdctl"]);
+
+/**
+ * The host paths a container engine's mount option names (none for a volume): `-v SRC:DST[:opts]`
+ * (and `--volume`) mounts SRC, a host path when it has a `/` or begins with `.`, `~` or `$` (a bare
+ * name is a named volume, a value without `:` an anonymous one); `--mount type=bind,source=SRC,…` (or
+ * `src=`) mounts SRC, read as a path whatever the type when it looks like one. Any other option's value
+ * is the path itself.
+ */
+function mountSource(o: { option: string; value: string }): string[] {
+  const { option, value } = o;
+  if (option === "--mount") {
+    const sources = value.split(",").flatMap((field) => /^\s*(?:source|src)=(.*)$/.exec(field)?.[1] ?? []);
+    return sources.filter(hostPathLike);
+  }
+  if (option !== "-v" && option !== "--volume") return [value];
+  const colon = value.indexOf(":");
+  if (colon < 0) return [];
+  const source = value.slice(0, colon);
+  return hostPathLike(source) ? [source] : [];
+}
+
+/** Whether a mount's source is a host path rather than a volume's name (`[A-Za-z0-9][A-Za-z0-9_.-]*`). */
+function hostPathLike(source: string): boolean {
+  return source !== "" && !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(source);
 }
 
 /**

@@ -257,6 +257,44 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(flagsOf("find . -name x -delete", "find")).toEqual([["delete", "name"]]);
   });
 
+  it("reads $PWD and $(pwd) at the start of a word as `.`, where nothing on the line may change, redefine or split them", () => {
+    const args = (command: string) => forms(command).find((f) => f.program === "cp");
+    for (const command of [
+      "cp a $PWD/b",
+      'cp a "$PWD/b"',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+      "cp a ${PWD}/b",
+      "cp a $(pwd)/b",
+      "cp a `pwd`/b",
+      "cp a $(pwd -P)/b",
+      "cd src && cp a $PWD/b",
+    ]) {
+      expect(args(command), command).toMatchObject({ args: ["a", "./b"], workingDirWords: true });
+      expect(args(command)?.unknownFlags, command).toBeUndefined();
+    }
+    expect(args("cp a $(pwd):/b")?.args).toEqual(["a", ".:/b"]);
+    // Elsewhere in a word, another variable or substitution, or a line that may change what they are.
+    for (const command of [
+      "cp a x$PWD/b",
+      "cp a $PWDX/b",
+      "cp a $(pwd)x",
+      "cp a $(cd /; pwd)/b",
+      "PWD=/ cp a $PWD/b",
+      'e"val" "P""WD=/"; cp a $PWD/b',
+      "read PWD; cp a $PWD/b",
+      "for PWD in /; do cp a $PWD/b; done",
+      "(( PWD = 1 )); cp a $PWD/b",
+      "pwd() { echo /; }; cp a $(pwd)/b",
+      "function pwd { echo /; }; cp a $(pwd)/b",
+      "alias pwd='echo /'; cp a `pwd`/b",
+      "enable -n pwd; cp a $(pwd)/b",
+      "IFS=/; cp a $PWD/b",
+    ]) {
+      expect(args(command)?.workingDirWords, command).toBeUndefined();
+      expect(args(command)?.args[1], command).not.toBe("./b");
+    }
+  });
+
   it("reads tar's operations by one name, old-style options included", () => {
     for (const command of ["tar -xzf a.tgz --strip-components=1", "tar xzf a.tgz --strip-components=1"]) {
       expect(flagsOf(command, "tar"), command).toEqual([["extract", "f", "strip-components", "z"]]);

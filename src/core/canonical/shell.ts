@@ -64,6 +64,12 @@ export interface ShellCommand {
    * run. Set only when some argument has a variable or a substitution.
    */
   emptiedArgs?: string[];
+  /**
+   * Set when an argument began with `$PWD` or `$(pwd)`, read as `.` (the directory the command runs in):
+   * unquoted, bash splits that directory's name on white space and expands its patterns, so the reading
+   * holds only where no directory the command may run in has such characters (condition.ts checks).
+   */
+  workingDirWords?: true;
 }
 
 /**
@@ -882,6 +888,8 @@ interface Word {
   /** Unquoted text; `\0V<name>\0` marks a variable, `\0S<n>\0` a substitution of this level. */
   text: string;
   glob: boolean;
+  /** `.` here was `$PWD` or `$(pwd)` (workingDirWord): bash splits the directory's name on white space. */
+  workingDir?: true;
 }
 
 type Token = { word: Word } | { op: string };
@@ -952,6 +960,11 @@ function emptied(word: Word): string {
   return replaceExpansions(word, { substitution: () => "", variable: parameterWord });
 }
 
+/** `$PWD` (or `${PWD}`) or a substitution, at the start of a word and before its end, a `/` or a `:`. */
+const WORKING_DIR_HEAD = /^(?:\u0000VPWD\u0000|\u0000S(\d+)\u0000)(?=$|[/:])/;
+/** A substitution that prints the working directory: `$(pwd)`, `` `pwd -P` ``. */
+const PWD_SUBSTITUTION = /^(?:\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`)$/;
+
 function subRefs(word: Word): number[] {
   return Array.from(word.text.matchAll(SUB_IN_WORD), (m) => Number(m[1]));
 }
@@ -997,6 +1010,7 @@ interface Node {
   appendedPaths?: string[];
   appendedWords?: boolean;
   emptiedArgs?: string[];
+  workingDirWords?: boolean;
 }
 
 interface Problem {
@@ -1011,6 +1025,8 @@ interface Analysis {
   problems: Problem[];
   /** The here-documents' bodies as written: the words of the line's `xargs` (heredocForms). */
   heredocs: string[];
+  /** Read `$PWD` and `$(pwd)` at the start of a word as the working directory (workingDirWord). */
+  workingDir?: true;
 }
 
 /** One tokenised level (the top line, or one substitution or script body) and its substitutions' nodes. */
@@ -1057,7 +1073,39 @@ function analyseUncached(command: unknown): Analysis {
   }
   parseScript(analysis, command, 0, { subs: MAX_SUBSTITUTIONS, chars: MAX_SCANNED });
   heredocForms(analysis);
-  return analysis;
+  if (!WORKING_DIR_MENTION.test(command) || !workingDirStable(analysis, command)) return analysis;
+  // Read again, `$PWD` and `$(pwd)` being the directory each command runs in.
+  const again: Analysis = { nodes: [], edges: new Map(), problems: [], heredocs: [], workingDir: true };
+  parseScript(again, command, 0, { subs: MAX_SUBSTITUTIONS, chars: MAX_SCANNED });
+  heredocForms(again);
+  return again;
+}
+
+/** A line that may name the working directory by expansion. */
+const WORKING_DIR_MENTION = /PWD|pwd/;
+/**
+ * Programs that may set a variable under a name the reading does not see (`read`, `printf -v`,
+ * `declare`, `eval "P""WD=/"`, a sourced file, a trap run later) or change what `pwd` runs (`alias`,
+ * `enable -n`, `hash`).
+ */
+const WORKING_DIR_CHANGERS = new Set([
+  ...["eval", "source", ".", "declare", "typeset", "local", "export", "readonly", "read", "mapfile"],
+  ...["readarray", "printf", "getopts", "unset", "let", "trap", "wait", "coproc", "alias", "hash"],
+  ...["enable", "builtin", "command_not_found_handle"],
+]);
+
+/**
+ * Whether `$PWD` and `$(pwd)` on this line are the directory each command runs in, which only a `cd`,
+ * `pushd` or `popd` changes (those the path operators follow: condition.ts's working directories): PWD
+ * named nowhere but in `$PWD` and `${PWD}` (an assignment, a loop variable, arithmetic, `unset`), IFS
+ * nowhere (it splits the unquoted name), no function definition (a function named pwd), and no program
+ * that may assign PWD under a computed name or redefine `pwd` (`e"val"` is eval: the programs are read
+ * from the line's reading).
+ */
+function workingDirStable(analysis: Analysis, command: string): boolean {
+  if (/\(\s*\)|\bfunction\b|IFS/.test(command)) return false;
+  if (command.replace(/\$PWD\b|\$\{PWD\}/g, "").includes("PWD")) return false;
+  return analysis.nodes.every((node) => !WORKING_DIR_CHANGERS.has(node.program));
 }
 
 /**
@@ -1618,6 +1666,20 @@ class Reader {
     }
   }
 
+  /**
+   * On a line where they are the working directory (workingDirStable), `$PWD`, `${PWD}`, `$(pwd)` and
+   * `` `pwd` `` at the start of a word, before its end, a `/` or a `:` (`-v $(pwd):/app`), read as `.`:
+   * the directory the command runs in, which the path operators resolve as they resolve `./x`.
+   */
+  private workingDirWord(word: Word): Word {
+    if (!this.analysis.workingDir || word.workingDir) return word;
+    const head = WORKING_DIR_HEAD.exec(word.text);
+    if (!head) return word;
+    const sub = head[1] === undefined ? undefined : this.level.scanned.subs[Number(head[1])];
+    if (head[1] !== undefined && !PWD_SUBSTITUTION.test(sub?.source ?? "")) return word;
+    return { text: `.${word.text.slice(head[0].length)}`, glob: word.glob, workingDir: true };
+  }
+
   private render(word: Word): string {
     const subs = this.level.scanned.subs;
     return replaceExpansions(word, {
@@ -1659,7 +1721,7 @@ class Reader {
       this.abort(`more than ${MAX_COMMANDS} commands`);
       return;
     }
-    const argWords = words.slice(i + 1);
+    const argWords = words.slice(i + 1).map((word) => this.workingDirWord(word));
     const key = programKey(program);
     const reading = readFlags(key, argWords);
     const nodes: Node[] = [];
@@ -1674,6 +1736,7 @@ class Reader {
         ...(this.appendedArgs && this.appendedPaths ? { appendedPaths: this.appendedPaths } : {}),
         ...(this.appendedArgs && this.appendedPaths === undefined ? { appendedWords: true } : {}),
         ...(argWords.some(isDynamic) ? { emptiedArgs: argWords.map(emptied) } : {}),
+        ...(argWords.some((word) => word.workingDir) ? { workingDirWords: true } : {}),
       };
       this.analysis.nodes.push(node);
       nodes.push(node);
@@ -2384,6 +2447,7 @@ function toShellCommand(node: Node): ShellCommand {
   if (node.appendedPaths) command.appendedPaths = node.appendedPaths;
   if (node.appendedWords) command.appendedWords = true;
   if (node.emptiedArgs) command.emptiedArgs = node.emptiedArgs;
+  if (node.workingDirWords) command.workingDirWords = true;
   return command;
 }
 
