@@ -845,7 +845,7 @@ describe("shell operators", () => {
       value: {
         program: ["docker", "podman"],
         outside: [{ context: "cwd" }, "/tmp"],
-        optionPaths: ["-v", "--volume", "--mount"],
+        optionPaths: ["-v", "--volume", "--mount", "-o", "--output"],
       },
     } as Comparison;
     const at = (command: string) => tri(mounts, { args: { command }, context: { cwd: "/work" } }).value;
@@ -861,6 +861,14 @@ describe("shell operators", () => {
       "docker run --mount target=/h,src=/srv img",
       "podman run -v /:/host img",
       "docker run -v $(pwd)/..:/up img",
+      // docker reads --mount and --output as CSV, keys in any case; a looser reading where that fails.
+      `docker run --mount '"source=/",target=/h' img`,
+      `docker run --mount 'type=bind,"src=/e""tc",dst=/e' img`,
+      "docker run --mount type=bind,SRC=/,target=/h img",
+      `docker run --mount 'type=bind,source="/",target=/h' img`,
+      "docker build -o type=local,dest=/usr/local/bin .",
+      "docker build --output=/etc .",
+      "docker save -o /etc/x.tar img",
     ]) {
       expect(at(command), command).toBe(true);
     }
@@ -876,6 +884,8 @@ describe("shell operators", () => {
       "docker run -v /anonymous img",
       "docker run --mount type=volume,source=cache,target=/c img",
       "docker compose down -v --remove-orphans",
+      "docker build -o type=local,dest=out .",
+      "docker build -o type=docker .",
       // Other options are not mounts.
       "docker run -e X=/etc:/y img",
     ]) {

@@ -1597,27 +1597,75 @@ function optionValues(o: {
 
 /** A name below a mount's source (optionValues): what the container may reach there. */
 const MOUNTED = "mounted";
-/** Container engines whose `-v`/`--volume` and `--mount` values name a host path (mountSource). */
+/** Container engines whose mount and output options name host paths (mountSource). */
 const CONTAINER_ENGINES = new Set(["docker", "podman", "nerdctl"]);
+/** Options of theirs whose value is `key=value` fields (CSV), and the keys that name a host path. */
+const CONTAINER_FIELD_OPTIONS: Record<string, readonly string[]> = {
+  "--mount": ["source", "src"],
+  "-o": ["dest", "destination"],
+  "--output": ["dest", "destination"],
+};
 
 /**
- * The host paths a container engine's mount option names (none for a volume): `-v SRC:DST[:opts]`
- * (and `--volume`) mounts SRC, a host path when it has a `/` or begins with `.`, `~` or `$` (a bare
- * name is a named volume, a value without `:` an anonymous one); `--mount type=bind,source=SRC,…` (or
- * `src=`) mounts SRC, read as a path whatever the type when it looks like one. Any other option's value
- * is the path itself.
+ * The host paths a container engine's option names: `-v SRC:DST[:opts]` (and `--volume`) mounts SRC,
+ * a host path when it is no volume's name (hostPathLike; a value without `:` is an anonymous volume);
+ * the fields of `--mount type=bind,source=SRC,…` and of a build's `-o type=local,dest=DIR` are read as
+ * docker reads them (CSV, keys in any case: csvFields), their `source`/`src` or `dest` being the path
+ * (a source whatever the type, when it looks like one); `-o DIR` without fields, and any other
+ * option's value (`--cidfile`, `--rootfs`), is the path itself.
  */
 function mountSource(o: { option: string; value: string }): string[] {
   const { option, value } = o;
-  if (option === "--mount") {
-    const sources = value.split(",").flatMap((field) => /^\s*(?:source|src)=(.*)$/.exec(field)?.[1] ?? []);
-    return sources.filter(hostPathLike);
+  const keys = CONTAINER_FIELD_OPTIONS[option];
+  if (keys !== undefined && (option === "--mount" || value.includes("="))) {
+    // Where the CSV reader fails (docker refuses the value), read wide: quotes dropped, as a looser
+    // parser (podman's) might.
+    const fields = csvFields(value) ?? value.split(",").map((field) => field.replaceAll('"', ""));
+    const paths = fields.flatMap((field) => {
+      const eq = field.indexOf("=");
+      return eq > 0 && keys.includes(field.slice(0, eq).toLowerCase()) ? [field.slice(eq + 1)] : [];
+    });
+    return option === "--mount" ? paths.filter(hostPathLike) : paths;
   }
   if (option !== "-v" && option !== "--volume") return [value];
   const colon = value.indexOf(":");
   if (colon < 0) return [];
   const source = value.slice(0, colon);
   return hostPathLike(source) ? [source] : [];
+}
+
+/**
+ * The fields of one CSV record as Go's encoding/csv reads it (docker parses `--mount` and `--output`
+ * so): comma-separated, a field that begins with `"` quoted up to its closing `"`, `""` inside it one
+ * quote. Undefined where that reader fails (a quote inside an unquoted field, an unclosed one).
+ */
+function csvFields(value: string): string[] | undefined {
+  const fields: string[] = [];
+  let at = 0;
+  for (;;) {
+    let field = "";
+    if (value[at] === '"') {
+      at += 1;
+      for (;;) {
+        const quote = value.indexOf('"', at);
+        if (quote < 0) return undefined;
+        field += value.slice(at, quote);
+        at = quote + 1;
+        if (value[at] !== '"') break;
+        field += '"';
+        at += 1;
+      }
+      if (at < value.length && value[at] !== ",") return undefined;
+    } else {
+      const comma = value.indexOf(",", at);
+      field = value.slice(at, comma < 0 ? value.length : comma);
+      if (field.includes('"')) return undefined;
+      at = comma < 0 ? value.length : comma;
+    }
+    fields.push(field);
+    if (at >= value.length) return fields;
+    at += 1;
+  }
 }
 
 /** Whether a mount's source is a host path rather than a volume's name (`[A-Za-z0-9][A-Za-z0-9_.-]*`). */
