@@ -86,7 +86,10 @@ export function valKey(value: Val, depth = 0): string {
   if (depth > 4) return "…";
   switch (value.k) {
     case "str":
-      return `s:${JSON.stringify(value.s.map((part) => (isHole(part) ? { h: part.origin } : part)))}`;
+      // Known text (most strings) is its parts as they are.
+      return value.s.every((part) => typeof part === "string")
+        ? `s:${JSON.stringify(value.s)}`
+        : `s:${JSON.stringify(value.s.map((part) => (isHole(part) ? { h: part.origin } : part)))}`;
     case "num":
       return `n:${value.value}`;
     case "table":

@@ -183,6 +183,26 @@ describe("extractEhrAgentAccess: pandas-style access on toolbox results", () => 
     );
     expect(result.tables).toEqual({ vitalperiodic: ["heartrate", "observationtime", "sao2"] });
   });
+
+  it("starts an except handler from every state the try body may raise in, loop passes included", () => {
+    const result = extract(
+      "db = LoadDB('vitalperiodic')",
+      "t = 'sao2'",
+      "try:",
+      "    for i in GetValue(db, 'observationtime, list'):",
+      "        t = 'heartrate'",
+      "        x = int(i)",
+      "        t = 'temperature'",
+      "    c = 'respiration'",
+      "    x = 1",
+      "except Exception:",
+      "    GetValue(db, t)",
+      "    GetValue(db, c)",
+    );
+    expect(result.tables).toEqual({
+      vitalperiodic: ["heartrate", "observationtime", "respiration", "sao2", "temperature"],
+    });
+  });
 });
 
 describe("extractEhrAgentAccess: what it cannot know", () => {

@@ -187,9 +187,47 @@ interface Ctx {
   /** Names the running function declares `global` or `nonlocal`. */
   declared: ReadonlyMap<string, "global" | "nonlocal"> | null;
   /** Inside `try` bodies: where the states an exception may leave with are collected (innermost last). */
-  raises: Map<string, Val>[][] | null;
+  raises: RaisedStates[] | null;
   /** Evaluating a comprehension's element or conditions. */
   comprehension: boolean;
+}
+
+/**
+ * The states an exception may leave a `try` body with (one before each statement the body runs), kept
+ * as their join needs them: each name any state binds, with the values it is bound to, each object once,
+ * in the order they came. Their join (joined) is what joining the states themselves gives, since join
+ * keeps the first of values it cannot tell apart; a body that runs a loop many times adds a state per
+ * statement per pass, which are not copied.
+ */
+class RaisedStates {
+  private readonly bound = new Map<string, Val[]>();
+  count = 0;
+
+  add(vars: ReadonlyMap<string, Val>): void {
+    this.count++;
+    for (const name of vars.keys()) {
+      const value = vars.get(name)!;
+      const seen = this.bound.get(name);
+      if (seen === undefined) this.bound.set(name, [value]);
+      else if (!seen.includes(value)) seen.push(value);
+    }
+  }
+
+  /**
+   * Every name bound to the join of its values; one plain value is kept as it is (its join), unless
+   * valKey breaks on it (breaksValKey), where the join throws as it does for the states themselves.
+   */
+  joined(): Map<string, Val> {
+    const vars = new Map<string, Val>();
+    for (const [name, values] of this.bound) {
+      const first = values[0]!;
+      vars.set(
+        name,
+        values.length === 1 && first.k !== "oneOf" && !breaksValKey(first) ? first : join(...values),
+      );
+    }
+    return vars;
+  }
 }
 
 /** `ctx` running on another frame (a branch, a handler). */
@@ -531,10 +569,11 @@ class Interpreter {
         }
         let merged = first!;
         if (!same || merged.k === "oneOf" || breaksValKey(merged)) {
+          // Each object once: join keeps the first of values it cannot tell apart anyway.
           const values: Val[] = [];
           for (const other of maps) {
             const value = other.get(name);
-            if (value !== undefined) values.push(value);
+            if (value !== undefined && !values.includes(value)) values.push(value);
           }
           merged = join(...values);
         }
@@ -579,7 +618,7 @@ class Interpreter {
     this.tick();
     this.line = stmt.line;
     // An exception may leave a try body before any of its statements: handlers start from each such state.
-    if (ctx.raises) for (const states of ctx.raises) states.push(new Map(ctx.frame.vars));
+    if (ctx.raises) for (const states of ctx.raises) states.add(ctx.frame.vars);
     switch (stmt.type) {
       case "Assign": {
         const value = this.evaluate(stmt.value, ctx);
@@ -836,14 +875,13 @@ class Interpreter {
     if (stmt.finalbody.length > 0 && jumpsOut([{ ...stmt, finalbody: [] }], false)) {
       this.undetermined("break, continue or return inside try ... finally");
     }
-    const raised: Map<string, Val>[] = [];
+    const raised = new RaisedStates();
     const bodyCtx: Ctx = withCtx(ctx, { raises: [...(ctx.raises ?? []), raised] });
     const bodyAlive = this.execBlock(stmt.body, bodyCtx);
     const ends: Map<string, Val>[] = [];
     if (bodyAlive && this.execBlock(stmt.orelse, ctx)) ends.push(new Map(ctx.frame.vars));
-    if (raised.length > 0) {
-      const start: Frame = { vars: new Map(raised[0]), parent: ctx.frame.parent, scope: ctx.frame.scope };
-      this.mergeInto(start, raised);
+    if (raised.count > 0) {
+      const start: Frame = { vars: raised.joined(), parent: ctx.frame.parent, scope: ctx.frame.scope };
       for (const handler of stmt.handlers) {
         const frame: Frame = { vars: new Map(start.vars), parent: ctx.frame.parent, scope: ctx.frame.scope };
         const alive = this.withLive(frame, () => {
