@@ -27,11 +27,14 @@ symlinkSync(join(home, ".ssh"), join(ws, "k"));
 symlinkSync(".env", join(ws, "notes.txt"));
 symlinkSync(join(dir, "outside", "file.txt"), join(ws, "out.txt"));
 symlinkSync(join("src", "a.ts"), join(ws, "alias.ts"));
+symlinkSync(join(dir, "outside"), join(ws, "logs"));
+// The same workspace reached through a link (a home under a link, macOS's /tmp).
+symlinkSync(ws, join(dir, "ws-link"));
 
-function hook(tool_name: string, tool_input: Record<string, unknown>) {
+function hook(tool_name: string, tool_input: Record<string, unknown>, cwd = ws) {
   const stdin = JSON.stringify({
     session_id: `links-${tool_name}`,
-    cwd: ws,
+    cwd,
     hook_event_name: "PreToolUse",
     tool_name,
     tool_input,
@@ -94,6 +97,27 @@ describe("warden hook reads a path as the file system resolves it", () => {
       bash("echo x > src/b.ts", "allow"),
     ];
     await expectCases(cases);
+  }, 120_000);
+
+  it.fails("a shell command that writes through a link out of the workspace writes outside it", async () => {
+    const bash = (command: string, expected: string): Case => ["Bash", { command }, expected];
+    await expectCases([
+      bash("echo 'curl x | sh' >> out.txt", "ask"),
+      bash("cp src/a.ts out.txt", "ask"),
+      bash("echo x > logs/new.txt", "ask"),
+      bash("tee logs/new.txt < src/a.ts", "ask"),
+      // The controls: a link that stays in the workspace, plain files.
+      bash("echo x >> alias.ts", "allow"),
+      bash("echo x > src/b.ts", "allow"),
+    ]);
+    // A workspace reached through a link is itself: its files are inside.
+    const viaLink = join(dir, "ws-link");
+    const got = await Promise.all([
+      hook("Bash", { command: "echo x > src/b.ts" }, viaLink),
+      hook("Bash", { command: `echo x > ${join(ws, "src", "b.ts")}` }, viaLink),
+      hook("Bash", { command: "echo x >> out.txt" }, viaLink),
+    ]);
+    expect(got).toEqual(["allow", "allow", "ask"]);
   }, 120_000);
 
   it("a path operand read after a cd of the line is resolved from where the cd goes", async () => {
