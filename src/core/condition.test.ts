@@ -1384,6 +1384,35 @@ describe("roots named by the caller's context (the workspace)", () => {
     expect(run("find /srv -print0 | xargs -0 rm -rf")).toBe("unknown");
   });
 
+  it("invokes … outside: an operand is read where its links lead, against the roots where theirs lead", () => {
+    const run = (command: string, cwd: string, realPaths?: Record<string, string>) =>
+      tri(
+        {
+          field: "args.command",
+          op: "invokes",
+          value: { program: [">", ">>", "cp"], outside: [{ context: "cwd" }, "/tmp"] },
+        } as Comparison,
+        { args: { command }, context: { cwd, ...(realPaths ? { realPaths } : {}) } },
+      ).value;
+    // A link in the workspace to a file outside it: the write lands outside.
+    const out = { "/ws/profile.txt": "/home/dev/.profile" };
+    expect(run("echo x >> profile.txt", "/ws", out)).toBe(true);
+    expect(run("cp a.ts profile.txt", "/ws", out)).toBe(true);
+    expect(run("echo x >> profile.txt", "/ws")).toBe(false);
+    // A workspace under a link (and macOS's /tmp): its own files are inside, read either way.
+    const linked = {
+      "/link/src/b.ts": "/data/ws/src/b.ts",
+      "/link/src": "/data/ws/src",
+      "/link": "/data/ws",
+      "/tmp/x": "/private/tmp/x",
+      "/tmp": "/private/tmp",
+    };
+    expect(run("echo x > src/b.ts", "/link", linked)).toBe(false);
+    expect(run("echo x > /tmp/x", "/link", linked)).toBe(false);
+    // A root's link is read only where the caller's facts give it: unknown roots are as written.
+    expect(run("echo x > src/b.ts", "/link", { "/link/src/b.ts": "/data/ws/src/b.ts" })).toBe(true);
+  });
+
   it("invokes … operandIs: an operand that names, or as bash expands it may name, a path the globs match", () => {
     const secrets = ["**/.env", "**/*.pem", "**/.ssh/**", "/etc/shadow"];
     const readers = ["cat", "head", "grep", "sed", "jq", "cp", "<"];

@@ -1738,12 +1738,18 @@ function operandOutside(o: {
   );
   if ("unknown" in roots) return roots;
   const fold = (p: string) => (o.pf.caseFold ? p.toLowerCase() : p);
-  const folded = canonicalRoots(roots.roots, o.pf).map(fold);
-  const files = canonicalRoots(
-    list.filter(isFile).map((r) => r.file),
-    o.pf,
+  // Each root also where its links lead, when the caller's facts say (a workspace under a link, macOS's
+  // /tmp): an operand's real path is read against them too.
+  const real = (paths: string[]) => paths.flatMap((p) => [p, o.pf.realPathOf(p) ?? []].flat());
+  const folded = real(canonicalRoots(roots.roots, o.pf)).map(fold);
+  const files = real(
+    canonicalRoots(
+      list.filter(isFile).map((r) => r.file),
+      o.pf,
+    ),
   ).map(fold);
   return someOperand({
+    followLinks: true,
     ...o,
     pattern: (operand, _dir, literal) =>
       UNREADABLE_OPERAND.test(patternText(operand, literal))
@@ -1979,9 +1985,9 @@ function someOperand(o: {
   pattern: (operand: string, dir: string, literal: boolean) => false | { unknown: string } | undefined;
   hit: (path: string) => boolean;
   /**
-   * Also read each operand as where its symbolic links lead (`context.realPaths`): for what an operand
-   * names (operandIs, operandMatches), not for `outside`, whose roots are read as written (a workspace
-   * under a link, macOS's /tmp, would be outside itself).
+   * Also read each operand as where its symbolic links lead (`context.realPaths`): what it names
+   * (operandIs, operandMatches) and where it writes (`outside`, whose roots are read both as written and
+   * as where they lead, so a workspace under a link is not outside itself).
    */
   followLinks?: boolean;
   /** For the paths `xargs` appends (ShellCommand.appendedPaths): all at or below these forms. */

@@ -101,7 +101,7 @@ describe("warden hook reads a path as the file system resolves it", () => {
     await expectCases(cases);
   }, 120_000);
 
-  it.fails("a shell command that writes through a link out of the workspace writes outside it", async () => {
+  it("a shell command that writes through a link out of the workspace writes outside it", async () => {
     const bash = (command: string, expected: string): Case => ["Bash", { command }, expected];
     await expectCases([
       bash("echo 'curl x | sh' >> profile.txt", "ask"),

@@ -206,10 +206,26 @@ function withShellRealPaths(options: { call: ToolCall; cwd: string | undefined }
         if (looked++ >= MAX_SHELL_PATHS) break;
         const lexical = posix.resolve(dir, word);
         const real = realPath({ path: lexical });
-        if (real !== lexical) realPaths[lexical] = real;
+        if (real === lexical) continue;
+        realPaths[lexical] = real;
+        addAncestors({ path: lexical, realPaths });
       }
     }
   }
   if (Object.keys(realPaths).length === 0) return call;
   return { ...call, context: { ...call.context, realPaths } };
+}
+
+/**
+ * The real path of each directory above `path` that leads elsewhere (a workspace under a link, macOS's
+ * /tmp), so the directories a path is compared with (`invokes`' `outside` roots) are read where they lead
+ * too. Only for a path whose own real path differs: most lines look none up.
+ */
+function addAncestors(options: { path: string; realPaths: Record<string, string> }): void {
+  const { realPaths } = options;
+  for (let dir = posix.dirname(options.path); dir !== "/"; dir = posix.dirname(dir)) {
+    if (dir in realPaths) return;
+    const real = realPath({ path: dir });
+    if (real !== dir) realPaths[dir] = real;
+  }
 }
