@@ -1598,7 +1598,14 @@ function optionValues(o: {
 /** A name below a mount's source (optionValues): what the container may reach there. */
 const MOUNTED = "mounted";
 /** Container engines whose mount and output options name host paths (mountSource). */
-const CONTAINER_ENGINES = new Set(["docker", "podman", "nerdctl", "docker-compose", "podman-compose", "finch"]);
+const CONTAINER_ENGINES = new Set([
+  "docker",
+  "podman",
+  "nerdctl",
+  "docker-compose",
+  "podman-compose",
+  "finch",
+]);
 /** Options of theirs whose value is `key=value` fields (CSV), and the keys that name a host path. */
 const CONTAINER_FIELD_OPTIONS: Record<string, readonly string[]> = {
   "--mount": ["source", "src"],
