@@ -1455,7 +1455,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("the credentials of AI coding tools, package registries, browsers and keyrings are secrets too (rule 1)", async () => {
+  it("the credentials of AI coding tools, package registries, browsers and keyrings are secrets too (rule 1)", async () => {
     const files = [
       "/home/dev/.claude/.credentials.json",
       "/home/dev/.claude.json",
