@@ -539,16 +539,8 @@ class Interpreter {
    */
   private mergeInto(frame: Frame, maps: Map<string, Val>[]): void {
     const vars = frame.vars;
-    for (const name of vars.keys()) {
-      let present = false;
-      for (const map of maps) {
-        if (map.has(name)) {
-          present = true;
-          break;
-        }
-      }
-      if (!present) vars.delete(name);
-    }
+    // A frame among the states (a loop head joined with the end of its body) loses none of its names.
+    if (!maps.includes(vars)) this.dropNamesNoneHas(vars, maps);
     for (let m = 0; m < maps.length; m++) {
       for (const name of maps[m]!.keys()) {
         let seen = false;
@@ -579,6 +571,20 @@ class Interpreter {
         }
         if (vars.get(name) !== merged) vars.set(name, merged);
       }
+    }
+  }
+
+  /** Deletes from `vars` each name that none of `maps` binds. */
+  private dropNamesNoneHas(vars: Map<string, Val>, maps: Map<string, Val>[]): void {
+    for (const name of vars.keys()) {
+      let present = false;
+      for (const map of maps) {
+        if (map.has(name)) {
+          present = true;
+          break;
+        }
+      }
+      if (!present) vars.delete(name);
     }
   }
 
