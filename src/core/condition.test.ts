@@ -838,6 +838,22 @@ describe("shell operators", () => {
     expect(inWork('printf "%s" "$V"; cd sub && rm -rf build')).toBe(false);
   });
 
+  it("a package manager's install words are packages, never a command it runs", () => {
+    const installOutside = { program: "install", outside: { context: "cwd" } };
+    for (const command of [
+      "pip install -e /etc/x",
+      "python3 -m pip install -e /etc/x",
+      "uv pip install /srv/pkg",
+      "npm install -D /etc/x",
+      "brew install /opt/x",
+    ]) {
+      expect(run(command, installOutside, "invokes", "/work"), command).toBe(false);
+    }
+    expect(run("install -D x /etc/y", installOutside, "invokes", "/work")).toBe(true);
+    expect(run("tmux new install -D x /etc/y", installOutside, "invokes", "/work")).toBe("unknown");
+    expect(run("npx install -D x /etc/y", installOutside, "invokes", "/work")).toBe("unknown");
+  });
+
   it("a container engine's mount options name the host directory they give the container", () => {
     const mounts = {
       field: "args.command",

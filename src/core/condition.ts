@@ -1231,6 +1231,27 @@ function wantedFlags(c: Comparison, value: InvokesValue, program: string): strin
 
 /** Programs whose arguments are data (shell.ts), and the forms of redirections, assignments and loop words. */
 const DATA_PROGRAMS = new Set([...SHELL_DATA_PROGRAMS, ...WRITE_FORMS, ...WORD_FORMS]);
+/** Package managers, and their subcommands whose words are packages and options, never a command. */
+const PACKAGE_MANAGERS = new Set([
+  ...["pip", "pip3", "uv", "npm", "pnpm", "yarn", "bun", "gem", "cargo", "composer", "conda", "mamba"],
+  ...["poetry", "pipenv", "brew", "apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman"],
+]);
+const INSTALL_SUBCOMMANDS = new Set([
+  ...["install", "i", "in", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade", "ci"],
+]);
+
+/**
+ * Whether `cmd` installs or removes packages (`pip install -e .`, `npm i -D x`, `python3 -m pip install`,
+ * `uv pip install`): its words name packages, so `install` among them is no coreutils install to read.
+ */
+function installsPackages(cmd: ShellCommand): boolean {
+  let words = cmd.args;
+  if (/^python[0-9.]*$/.test(cmd.program) && words[0] === "-m") words = words.slice(1);
+  else if (!PACKAGE_MANAGERS.has(cmd.program)) return false;
+  if (words[0] === "pip" || words[0] === "pip3") words = words.slice(1);
+  return INSTALL_SUBCOMMANDS.has(words[0] ?? "");
+}
+
 /**
  * Shell builtins a rule may name (`source`, `.`, `eval`): a program that runs its arguments executes a
  * program file, never a builtin, so a word such as jq's `.` does not name one.
@@ -1250,7 +1271,7 @@ function argumentLines(o: {
   programs: readonly string[];
 }): { text: string; named: string | undefined }[] {
   const { c, cmd, programs } = o;
-  if (DATA_PROGRAMS.has(cmd.program)) return [];
+  if (DATA_PROGRAMS.has(cmd.program) || installsPackages(cmd)) return [];
   const lines: { text: string; named: string | undefined }[] = [];
   for (let j = 0; j < cmd.args.length; j++) {
     const word = cmd.args[j] as string;
