@@ -977,6 +977,10 @@ describe("shell operators", () => {
     expect(at(tar, "tar xzfC x.tgz /etc")).toBe(true);
     expect(at(tar, "tar cbf 20 /etc/x.tar src")).toBe(true);
     expect(at(tar, "tar czf x.tgz /etc")).toBe(false);
+    // A value that is a root itself is the directory written in, inside (an operand would not be).
+    expect(at(tar, "tar xf x.tar -C .")).toBe(false);
+    expect(at(tar, "tar xf x.tar -C /work")).toBe(false);
+    expect(at(tar, "tar xf x.tar -C ..")).toBe(true);
     expect(at(tar, "tar cbf 20 x.tar /etc")).toBe(false);
     expect(at(writes("ar", ["-f"]), "ar rcs /etc/lib.a x.o")).toBe(false);
     // A single-dash name of several letters is that whole word (openssl's -out).

@@ -132,7 +132,8 @@ export type OutsideRoot = PathRoot | { file: string };
  * `invokes`: some simple command of the line runs one of the programs with every one of the flags, and,
  * when `outside` is given, with an operand (a word that is not an option) that is or may be outside those
  * roots (`rm -rf /` outside `{context: "cwd"}`); a root itself counts as outside (`rm -rf .` removes the
- * whole workspace), except a `{ file: "/dev/null" }` root, which is that one path and nothing below it. When `operandMatches` is given, with an operand that is or may be a path one of those
+ * whole workspace), except a `{ file: "/dev/null" }` root, which is that one path and nothing below it,
+ * and except as the value of an `optionPaths` option (`tar -C .`: a directory to write in). When `operandMatches` is given, with an operand that is or may be a path one of those
  * globs matches (`grep -r x /home/dev` on `["/home/*"]`); a pattern (`/h*`, `src/[0-9]*`) may be any path
  * at or below its literal leading directory, one level up for each segment that may match `..`. Both
  * given, both must hold. Operands resolve against the caller's `context.cwd` and every directory a
@@ -1596,10 +1597,9 @@ function optionValues(o: {
       values.add(got.value);
       return;
     }
-    // pflag reads `-v=/x` as `/x`: both readings. A mount gives the container everything below its
-    // source, which is where the workspace may be mounted whole: a path inside it is what is read.
+    // pflag reads `-v=/x` as `/x`: both readings.
     for (const value of new Set([got.value, got.value.replace(/^=/, "")])) {
-      for (const path of mountSource({ option, value })) values.add(`${path}/${MOUNTED}`);
+      for (const path of mountSource({ option, value })) values.add(path);
     }
   };
   for (const option of o.options) {
@@ -1616,8 +1616,6 @@ function optionValues(o: {
   return { values: [...values] };
 }
 
-/** A name below a mount's source (optionValues): what the container may reach there. */
-const MOUNTED = "mounted";
 /** Container engines whose mount and output options name host paths (mountSource). */
 const CONTAINER_ENGINES = new Set([
   "docker",
@@ -1776,6 +1774,7 @@ function operandOutside(o: {
       o.pf,
     ),
   ).map(fold);
+  const inside = insideFor(o);
   return someOperand({
     followLinks: true,
     ...o,
@@ -1783,10 +1782,19 @@ function operandOutside(o: {
       UNREADABLE_OPERAND.test(patternText(operand, literal))
         ? { unknown: `the operand ${JSON.stringify(operand)} expands to paths the reading cannot name` }
         : undefined,
-    hit: (path) => !strictlyInside(fold(path), folded) && !files.includes(fold(path)),
+    hit: (path) => !inside(fold(path), folded) && !files.includes(fold(path)),
     below: (forms) =>
       forms.every((f) => strictlyInside(fold(f), folded)) ? false : { unknown: "they may lie outside" },
   });
+}
+
+/**
+ * Is `path` inside one of `roots`? An operand that is a root itself is not (`rm -rf .` removes the
+ * workspace); an option's value (optionPaths) that is one is (`tar -C .`, `git -C .`, `-v .:/app`: the
+ * directory a command works or writes in).
+ */
+function insideFor(options: { optionPaths?: string[] }): (path: string, roots: readonly string[]) => boolean {
+  return options.optionPaths ? (path, roots) => pathWithin({ path, roots: [...roots] }) : strictlyInside;
 }
 
 /** A word the shell may expand to other paths (a glob or a brace pattern): `*`, `?`, `[`, `{`. */
