@@ -1386,10 +1386,21 @@ describe("roots named by the caller's context (the workspace)", () => {
       "cd $D && rm -rf x",
       "env -C / rm -rf x",
       "sudo -D / rm -rf x",
+      "sudo -i rm -rf x",
+      "sudo -Hi rm -rf x",
+      "su - root -c 'rm -rf x'",
+      "runuser -l dev -c 'rm -rf x'",
+      "chroot / rm -rf x",
+      "systemd-run rm -rf x",
+      "tmux new -d -c / rm -rf x",
+      "find / -maxdepth 0 -execdir rm -rf x ';'",
     ]) {
       expect([unreadable, run(unreadable)]).toEqual([unreadable, "unknown"]);
     }
     expect(run("rm -rf build", null)).toBe("unknown");
+    // Words of the command sudo runs are not sudo's options.
+    expect(run("sudo rm -rf build -i")).toBe(false);
+    expect(run("su root -c 'rm -rf build -l'")).toBe(false);
     // $(pwd) and $PWD at the start of a word are the directory the command runs in.
     expect(run("rm -rf $(pwd)/../x")).toBe(true);
     expect(run("rm -rf $PWD/build")).toBe(false);

@@ -1430,11 +1430,51 @@ function splitWorkingDir(commands: ShellCommand[], pf: PreparedFacts): string | 
 
 /** Commands that change the directory the rest of the line runs in, and how they name it. */
 const CHDIR_PROGRAMS = new Set(["cd", "pushd"]);
-/** Options of wrappers that run their command in another directory. */
+/**
+ * Options of programs that run their command in another directory: a directory named (`env -C`, `sudo
+ * -D`, `tmux new -c`, `parallel --workdir`), the target user's home (`sudo -i`, `su -`, `runuser -l`),
+ * or each directory find visits (`-execdir`). Read among the program's own words: before a word that is
+ * no option for sudo (its command), before `-c` for su and runuser.
+ */
 const CHDIR_OPTIONS: Record<string, readonly string[]> = {
   env: ["-C", "--chdir"],
-  sudo: ["-D", "--chdir"],
+  sudo: ["-D", "--chdir", "-i", "--login"],
+  su: ["-", "-l", "--login"],
+  runuser: ["-", "-l", "--login"],
+  tmux: ["-c"],
+  parallel: ["--wd", "--workdir"],
+  find: ["-execdir", "-okdir"],
 };
+/** Programs that run their command in a directory of their own (a new root, a service's, a namespace's). */
+const CHDIR_ALWAYS = new Set(["chroot", "systemd-run", "nsenter", "pkexec"]);
+/** sudo's options that take the next word as their value. */
+const SUDO_VALUED = new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R"]);
+
+/** The words of `cmd` that may be its own options, as CHDIR_OPTIONS reads them. */
+function ownOptionWords(cmd: ShellCommand): readonly string[] {
+  const { args } = cmd;
+  if (cmd.program === "sudo") {
+    let k = 0;
+    while (k < args.length && (args[k] as string).startsWith("-") && args[k] !== "--")
+      k += SUDO_VALUED.has(args[k] as string) ? 2 : 1;
+    return args.slice(0, k);
+  }
+  if (cmd.program === "su" || cmd.program === "runuser") {
+    const end = args.findIndex(
+      (a) => a === "-c" || a.startsWith("--command") || a.startsWith("--session-command"),
+    );
+    return end < 0 ? args : args.slice(0, end);
+  }
+  return args;
+}
+
+/** Whether `word` is `option` in a spelling a getopt parser reads (`-C/x`, `--chdir=x`, a cluster `-Hi`). */
+function spellsOption(word: string, option: string): boolean {
+  if (word === option || word.startsWith(`${option}=`)) return true;
+  return option.length === 2 && option !== "--" && /^-[A-Za-z]/.test(word) && !word.startsWith("--")
+    ? word.startsWith(option) || (/^-[A-Za-z]+$/.test(word) && word.includes(option[1] as string))
+    : false;
+}
 /** Bounds on the directories a line may run commands in (each `cd` may or may not have run). */
 const MAX_CHDIRS = 8;
 const MAX_BASES = 32;
@@ -1491,9 +1531,8 @@ function dirsFrom(commands: ShellCommand[], cwd: unknown): { dirs: string[] } | 
     if (cmd.program === "popd") return { unknown: "popd changes to a directory the line does not name" };
     const wrapperOptions = CHDIR_OPTIONS[cmd.program];
     if (
-      wrapperOptions?.some((o) =>
-        cmd.args.some((a) => a === o || a.startsWith(`${o}=`) || (o.length === 2 && a.startsWith(o))),
-      )
+      CHDIR_ALWAYS.has(cmd.program) ||
+      wrapperOptions?.some((o) => ownOptionWords(cmd).some((a) => spellsOption(a, o)))
     ) {
       return { unknown: `${cmd.program} runs its command in another directory` };
     }
