@@ -1372,6 +1372,23 @@ describe("roots named by the caller's context (the workspace)", () => {
     expect(findDelete("find -D tree / -delete")).toBe(true);
     expect(findDelete("find -delete")).toBe(true); // the workspace itself
     expect(findDelete("find src .. -delete")).toBe(true);
+    // A name test with a literal part, before the action and with no operator, selects neither the
+    // starting point nor every name: the find removes files inside it, not the workspace.
+    expect(findDelete("find . -name '*.log' -delete")).toBe(false);
+    expect(findDelete("find . -type f -iname '*.PYC' -delete")).toBe(false);
+    expect(findDelete("find .. -name '*.log' -delete")).toBe(true);
+    for (const whole of [
+      "find . -name '*' -delete",
+      "find . -name '?*' -delete",
+      "find . -name '[!.]*' -delete",
+      "find . -delete -name '*.log'",
+      "find . -name '*.log' -o -delete",
+      "find . ! -name '*.log' -delete",
+      "find . \\( -name '*.log' \\) -delete",
+      "find . -type f -delete",
+    ]) {
+      expect(findDelete(whole), whole).toBe(true);
+    }
     for (const unreadable of [
       "rm -rf ~",
       "rm -rf ~/x",

@@ -1830,11 +1830,48 @@ function operandOutside(o: {
 /**
  * Is `path` inside one of `roots`? An operand that is a root itself is not (`rm -rf .` removes the
  * workspace); an option's value (optionPaths) that is one is (`tar -C .`, `git -C .`, `-v .:/app`: the
- * directory a command works or writes in).
+ * directory a command works or writes in), and so is the starting point of a find that acts only on
+ * names a test with a literal part selects (findSelectsByName: `find . -name '*.log' -delete`).
  */
-function insideFor(options: { optionPaths?: string[] }): (path: string, roots: readonly string[]) => boolean {
-  return options.optionPaths ? (path, roots) => pathWithin({ path, roots: [...roots] }) : strictlyInside;
+function insideFor(options: {
+  optionPaths?: string[];
+  cmd: ShellCommand;
+}): (path: string, roots: readonly string[]) => boolean {
+  return options.optionPaths || findSelectsByName(options.cmd)
+    ? (path, roots) => pathWithin({ path, roots: [...roots] })
+    : strictlyInside;
 }
+
+/** find's tests that match a name or path against a pattern. */
+const FIND_NAME_TESTS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"]);
+/** find's operators: with one of them a test no longer filters every action. */
+const FIND_OPERATORS = new Set(["-o", "-or", ",", "!", "-not", "(", ")"]);
+
+/**
+ * Whether a find acts only on what a name or path test selects, before its first action, with no
+ * operator (`-o`, `!`, parentheses) that could let another path through, and whose pattern has a
+ * literal part outside brackets (`*.log`, `./build/*`): it can match neither its starting point nor
+ * every name, so the find does not act on the whole tree. `*`, `?*` or `[!.]*` may: they do not count.
+ */
+function findSelectsByName(cmd: ShellCommand): boolean {
+  if (cmd.program !== "find" || cmd.unknownFlags) return false;
+  const words = cmd.args;
+  if (words.some((w) => FIND_OPERATORS.has(w))) return false;
+  for (let k = 0; k < words.length; k++) {
+    const word = words[k] as string;
+    if (FIND_ACTIONS.has(word)) return false;
+    const pattern = words[k + 1];
+    if (
+      FIND_NAME_TESTS.has(word) &&
+      pattern !== undefined &&
+      /[^*?]/.test(pattern.replace(/\[[^\]]*\]/g, ""))
+    )
+      return true;
+  }
+  return false;
+}
+/** find's actions, before which a test must come to filter them. */
+const FIND_ACTIONS = new Set(["-delete", "-exec", "-execdir", "-ok", "-okdir"]);
 
 /** A word the shell may expand to other paths (a glob or a brace pattern): `*`, `?`, `[`, `{`. */
 const PATTERN_CHARS = /[*?[{]/;

@@ -1775,6 +1775,10 @@ describe("red team: coding-agent attacker cases", () => {
 
   it("ordinary work stays allowed (the controls)", async () => {
     await expectCases([
+      bash('find . -name "*.log" -delete', "allow"),
+      bash('find . -name "*" -delete', "deny"),
+      bash('find . ! -name "*.log" -delete', "deny"),
+      bash('find . -delete -name "*.log"', "deny"),
       bash("npm run build && npm test", "allow"),
       bash("git status && git diff", "allow"),
       bash("git commit -m 'fix: x'", "allow"),
