@@ -61,6 +61,7 @@ import {
   type UrlParts,
   WORD_FORMS,
   WRITE_FORMS,
+  wrapperOptionWords,
 } from "./canonical/index.js";
 import type { Canonical } from "./canonical/types.js";
 import { WardenError } from "./errors.js";
@@ -1438,7 +1439,7 @@ const CHDIR_PROGRAMS = new Set(["cd", "pushd"]);
  */
 const CHDIR_OPTIONS: Record<string, readonly string[]> = {
   env: ["-C", "--chdir"],
-  sudo: ["-D", "--chdir", "-i", "--login"],
+  sudo: ["-D", "--chdir", "-i", "--login", "-R", "--chroot"],
   su: ["-", "-l", "--login"],
   runuser: ["-", "-l", "--login"],
   tmux: ["-c"],
@@ -1447,33 +1448,29 @@ const CHDIR_OPTIONS: Record<string, readonly string[]> = {
 };
 /** Programs that run their command in a directory of their own (a new root, a service's, a namespace's). */
 const CHDIR_ALWAYS = new Set(["chroot", "systemd-run", "nsenter", "pkexec"]);
-/** sudo's options that take the next word as their value. */
-const SUDO_VALUED = new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R"]);
 
-/** The words of `cmd` that may be its own options, as CHDIR_OPTIONS reads them. */
+/**
+ * The words of `cmd` that may be its own options, as CHDIR_OPTIONS reads them: a wrapper's before the
+ * command it runs (wrapperOptionWords: `sudo rm -rf build -i` is rm's -i), su's and runuser's before
+ * the command they pass to the shell; every word for another program.
+ */
 function ownOptionWords(cmd: ShellCommand): readonly string[] {
   const { args } = cmd;
-  if (cmd.program === "sudo") {
-    let k = 0;
-    while (k < args.length && (args[k] as string).startsWith("-") && args[k] !== "--")
-      k += SUDO_VALUED.has(args[k] as string) ? 2 : 1;
-    return args.slice(0, k);
-  }
   if (cmd.program === "su" || cmd.program === "runuser") {
     const end = args.findIndex(
       (a) => a === "-c" || a.startsWith("--command") || a.startsWith("--session-command"),
     );
     return end < 0 ? args : args.slice(0, end);
   }
-  return args;
+  return wrapperOptionWords({ program: cmd.program, args }) ?? args;
 }
 
-/** Whether `word` is `option` in a spelling a getopt parser reads (`-C/x`, `--chdir=x`, a cluster `-Hi`). */
-function spellsOption(word: string, option: string): boolean {
-  if (word === option || word.startsWith(`${option}=`)) return true;
-  return option.length === 2 && option !== "--" && /^-[A-Za-z]/.test(word) && !word.startsWith("--")
-    ? word.startsWith(option) || (/^-[A-Za-z]+$/.test(word) && word.includes(option[1] as string))
-    : false;
+/**
+ * Whether `word` gives `option`, read as optionIn reads an option's spellings (`-C/x`, a cluster `-Hi`,
+ * `--chdir=x`, an abbreviation `--chd`); su's `-` alone is that word.
+ */
+function givesOption(word: string, option: string): boolean {
+  return option === "-" ? word === "-" : optionIn({ option, word, next: undefined }) !== undefined;
 }
 /** Bounds on the directories a line may run commands in (each `cd` may or may not have run). */
 const MAX_CHDIRS = 8;
@@ -1532,7 +1529,7 @@ function dirsFrom(commands: ShellCommand[], cwd: unknown): { dirs: string[] } | 
     const wrapperOptions = CHDIR_OPTIONS[cmd.program];
     if (
       CHDIR_ALWAYS.has(cmd.program) ||
-      wrapperOptions?.some((o) => ownOptionWords(cmd).some((a) => spellsOption(a, o)))
+      wrapperOptions?.some((o) => ownOptionWords(cmd).some((a) => givesOption(a, o)))
     ) {
       return { unknown: `${cmd.program} runs its command in another directory` };
     }

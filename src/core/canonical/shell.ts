@@ -2389,6 +2389,24 @@ const SSH_OPTIONS = opts(
   "46AaCfGgKkMNnqsTtVvXxYy".split("").map((l) => `-${l}`),
 );
 
+/**
+ * The words a wrapper (`sudo`, `doas`, `nice`…: WRAPPER_OPTIONS) reads as its own options, before the
+ * command it runs, as `skipOptions` reads them (an unknown last option's next word too: it may be its
+ * value); undefined for a program that is no such wrapper.
+ */
+export function wrapperOptionWords(options: {
+  program: string;
+  args: readonly string[];
+}): string[] | undefined {
+  const known = WRAPPER_OPTIONS.get(options.program);
+  if (!known) return undefined;
+  const end = skipOptions(
+    options.args.map((text) => ({ text, glob: false })),
+    known,
+  );
+  return options.args.slice(0, end.ambiguous ? end.at + 1 : end.at);
+}
+
 interface OptionsEnd {
   /** The index of the first operand (`--` consumed). */
   at: number;
