@@ -1812,7 +1812,6 @@ function operandOutside(o: {
   ).map(fold);
   const inside = insideFor(o);
   return someOperand({
-    followLinks: true,
     ...o,
     pattern: (operand, _dir, literal) =>
       UNREADABLE_OPERAND.test(patternText(operand, literal))
@@ -1889,7 +1888,6 @@ function operandMatching(o: {
   const { pf } = o;
   const { hit, below } = globReading(o);
   return someOperand({
-    followLinks: true,
     ...o,
     pattern: (operand, dir, literal) => {
       if (!PATTERN_CHARS.test(patternText(operand, literal))) return undefined;
@@ -1969,7 +1967,6 @@ function operandNaming(o: {
     return false;
   };
   return someOperand({
-    followLinks: true,
     ...o,
     cmd,
     pattern: (operand, dir, literal) => {
@@ -2083,6 +2080,8 @@ function scriptOperandAt(cmd: ShellCommand): number {
  * Does some operand of `cmd`, read against every directory the command may run in, have a canonical
  * form that `hit` accepts? true, false, or unknown (with why) when an operand or a directory cannot be
  * read. `pattern` answers first for an operand the shell would expand (undefined: read it as a path).
+ * Each operand is also read as where its symbolic links lead, when the caller's facts say
+ * (`context.realPaths`): what a program opens or writes is that path.
  */
 function someOperand(o: {
   cmd: ShellCommand;
@@ -2093,12 +2092,6 @@ function someOperand(o: {
   /** `operand` with braces that are letters (`literal`: the word as written, its braces quoted). */
   pattern: (operand: string, dir: string, literal: boolean) => false | { unknown: string } | undefined;
   hit: (path: string) => boolean;
-  /**
-   * Also read each operand as where its symbolic links lead (`context.realPaths`): what it names
-   * (operandIs, operandMatches) and where it writes (`outside`, whose roots are read both as written and
-   * as where they lead, so a workspace under a link is not outside itself).
-   */
-  followLinks?: boolean;
   /** For the paths `xargs` appends (ShellCommand.appendedPaths): all at or below these forms. */
   below: (forms: readonly string[]) => false | { unknown: string };
 }): boolean | { unknown: string } {
@@ -2124,8 +2117,7 @@ function someOperand(o: {
         continue;
       }
       // The path as written, and where its links lead (the program opens that): either may hit.
-      if (forms.forms.some((f) => o.hit(f) || (o.followLinks === true && hitsReal(pf, f, o.hit))))
-        return true;
+      if (forms.forms.some((f) => o.hit(f) || hitsReal(pf, f, o.hit))) return true;
     }
   }
   for (const start of cmd.appendedPaths ?? []) {
