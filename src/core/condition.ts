@@ -1623,10 +1623,17 @@ function optionValues(o: {
   const { args, program } = o.cmd;
   const values = new Set<string>();
   let last = false;
+  let computed: string | undefined;
   const container = CONTAINER_ENGINES.has(program);
   const take = (got: { value: string | undefined } | undefined, option: string) => {
     if (got?.value === undefined) {
       if (got) last = true;
+      return;
+    }
+    // A value a variable or a substitution fills is no path the reading can name, nor one it can take
+    // apart (`-v "a$X"` is a volume's name only while `$X` holds no `:` or `/`).
+    if (COMPUTED_TEXT.test(got.value)) {
+      computed ??= got.value;
       return;
     }
     if (!container) {
@@ -1649,8 +1656,15 @@ function optionValues(o: {
   }
   if (last && (o.cmd.appendedPaths || o.cmd.unknownFlags))
     return { unknown: `\`${o.cmd.raw}\`: an option's value is a word the line appends` };
+  if (computed !== undefined)
+    return {
+      unknown: `\`${o.cmd.raw}\`: an option's value is computed at run time (${JSON.stringify(computed)})`,
+    };
   return { values: [...values] };
 }
+
+/** A word as ShellCommand shows an expansion in it: `$X`, `${…}`, `$(…)`, a backtick substitution. */
+const COMPUTED_TEXT = /\$[A-Za-z0-9_{(@*#?!$-]|`/;
 
 /** Container engines whose mount and output options name host paths (mountSource). */
 const CONTAINER_ENGINES = new Set([

@@ -461,6 +461,53 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(forms("cat <<EOF\nrm -rf x\nEOF").map((f) => f.program)).toEqual(["cat"]);
   });
 
+  it("reads a double-quoted expansion after literal text as one word that is no flag", () => {
+    for (const command of [
+      'curl -H "Authorization: Bearer $TOKEN" https://x',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+      'curl -H "A: ${TOKEN}" https://x',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+      'curl -H "A: ${TOKEN:-none}" https://x',
+      'curl -H "A: $(date)" https://x',
+      'curl -H "A: `date`" https://x',
+      'curl -H "A: $1" https://x',
+      'git commit -m "fix: $MSG and $(git rev-parse HEAD)"',
+      'curl -H A:"$X" https://x',
+    ]) {
+      expect(forms(command)[0]?.unknownFlags, command).toBeUndefined();
+    }
+    for (const command of [
+      'rm "$X"', // may begin with `-`
+      "rm a$X", // unquoted: splits
+      'rm a"$X"$Y',
+      'rm "a$@"', // several words
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+      'rm "a${X[@]}"',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+      'rm "a${X:-$@}"',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+      'rm "a${!X@}"',
+      'rm "a"*"$X"', // a pattern may match several names
+      'rm {-r,a}"$X"', // brace expansion makes `-r$X`
+      'rm "-$X"',
+      'rm "+$X"',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+      'rm ${X:-"$Y"}', // the outer expansion is unquoted
+      'tar "c$X" /etc/x', // tar's first word is options
+      'rm \\"a$X\\"', // the quotes are characters
+    ]) {
+      expect(forms(command)[0]?.unknownFlags, command).toBe(true);
+    }
+    // `--name="…$X"` is that option, with a value; grep's `--directories=` value may be `recurse`
+    expect(forms('wget --header="A: $T" https://x')[0]).toMatchObject({ flags: ["header"] });
+    expect(forms('wget --header="A: $T" https://x')[0]?.unknownFlags).toBeUndefined();
+    expect(forms('grep --directories="$X" KEY .')[0]?.unknownFlags).toBe(true);
+    expect(forms("rm --recursive=$X x")[0]?.unknownFlags).toBe(true);
+    expect(forms('rm "--$X=a" x')[0]?.unknownFlags).toBe(true);
+    // the words themselves are as written, the marks gone
+    expect(forms('curl -H "A: $T" "$(date)x"')[0]?.args).toEqual(["-H", "A: $T", "$(date)x"]);
+  });
+
   it("shows variables and substitutions in arguments as written, and marks flags that may hide there", () => {
     const [rm] = forms("rm $OPTS /srv");
     expect(rm).toMatchObject({ program: "rm", args: ["$OPTS", "/srv"], flags: [], unknownFlags: true });

@@ -384,6 +384,15 @@ export function oldStyleOptionArgument(o: {
   return undefined;
 }
 
+/**
+ * The first character of a word that is no option (`-`, `+`), operator (`!`, `(`) or pattern (`[`), and
+ * begins every word brace expansion makes of it (not `{`: `{-o,x}"$X"` gives `-o…`; quoting is not kept).
+ */
+const OPERAND_HEAD = /^[A-Za-z0-9_./:@,% ]/;
+
+/** A long option and `=`, its name written out: `--header=`. */
+const LONG_WITH_VALUE = /^--[A-Za-z0-9][A-Za-z0-9-]*=/;
+
 /** The canonical flags of a command's arguments: options end at `--`; GNU-style, flags may follow operands. */
 function readFlags(program: string, args: Word[]): FlagReading {
   const flags: string[] = [];
@@ -396,9 +405,18 @@ function readFlags(program: string, args: Word[]): FlagReading {
   for (const [index, arg] of args.entries()) {
     if (arg.text === "--") break;
     if (isDynamic(arg)) {
+      const literal = arg.text.split("\u0000")[0] ?? "";
+      // One word that begins with text no option or operator begins with (`"Bearer $T"`, `"id=$N"`)
+      // is an operand or an option's value, whatever the values; an old-style first word is options.
+      if (arg.whole && OPERAND_HEAD.test(literal) && !(index === 0 && OLD_STYLE_OPTIONS.has(program)))
+        continue;
+      // `--name="…$X"`: the option is the name as written; a value that may mean a flag (grep's) is not.
+      if (arg.whole && LONG_WITH_VALUE.test(literal) && !VALUED_FLAGS.has(program)) {
+        flags.push(...longFlag(program, literal.slice(2)));
+        continue;
+      }
       // `$OPTS` may expand to `-rf`; the literal part of `-r$X` still counts.
       unknown = true;
-      const literal = arg.text.split("\u0000")[0] ?? "";
       if (literal.startsWith("-") && !literal.startsWith("--")) flags.push(...dashFlag(program, literal));
       continue;
     }
@@ -726,9 +744,26 @@ function quotedHeredocText(src: string, at: number): { value: string; end: numbe
   return { value, end: pos + 1 };
 }
 
+/**
+ * Put before an expansion inside double quotes (scanDouble) and removed by tokenise, which reads from it
+ * whether every expansion of a word is quoted (Word.whole). NUL never reaches the scanner (parseScript).
+ */
+const QUOTED = "\u0000Q";
+/**
+ * `$(…)`, `$name`, `$1`, `${name}` or `${name` with an operator and a word `}` (`${X:-w}`, `${X#p}`),
+ * whose quoted expansion is one word; not `$@`, `${a[@]}`, `${!p@}`, nor a word that mentions `@` or `*`.
+ */
+const ONE_WORD_EXPANSION = /\$(?:[(A-Za-z_0-9]|\{[A-Za-z_]\w*(?:[-:#%/^,=+?][^}@*]*)?\})/y;
+
+function oneWordExpansion(src: string, at: number): boolean {
+  ONE_WORD_EXPANSION.lastIndex = at;
+  return ONE_WORD_EXPANSION.test(src);
+}
+
 function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator: '"' | null): Scan<string> {
   const { src } = cur;
   const out: string[] = [];
+  const quoted = terminator === '"' ? QUOTED : "";
   if (terminator) {
     out.push('"');
     cur.pos += 1;
@@ -764,7 +799,7 @@ function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator
       if (--cur.budget.subs < 0) return { fail: `more than ${MAX_SUBSTITUTIONS} substitutions` };
       const kind: SubKind = maybeArith && isArithmetic(body.text) ? "arith" : "command";
       subs.push({ kind, source: src.slice(start, cur.pos), body });
-      out.push(placeholder(subs.length - 1));
+      out.push(quoted + placeholder(subs.length - 1));
       continue;
     }
     if (c === "`") {
@@ -772,9 +807,12 @@ function scanDouble(cur: Cursor, depth: number, subs: Substitution[], terminator
       if (failed(body)) return body;
       if (--cur.budget.subs < 0) return { fail: `more than ${MAX_SUBSTITUTIONS} substitutions` };
       subs.push({ kind: "command", source: src.slice(start, cur.pos), body });
-      out.push(placeholder(subs.length - 1));
+      out.push(quoted + placeholder(subs.length - 1));
       continue;
     }
+    // An expansion inside double quotes stays one word (QUOTED marks it for tokenise); `"$@"`,
+    // `"${a[@]}"` and the other forms that may give several words are left unmarked.
+    if (c === "$" && quoted !== "" && oneWordExpansion(src, cur.pos)) out.push(quoted);
     out.push(c);
     cur.pos += 1;
   }
@@ -890,6 +928,11 @@ interface Word {
   glob: boolean;
   /** `.` here was `$PWD` or `$(pwd)` (workingDirWord): bash splits the directory's name on white space. */
   workingDir?: true;
+  /**
+   * Every expansion in the word is inside double quotes and none may give several words (`"$@"`), nor
+   * is the word a pattern: it stays one word whatever the values (`-H "Authorization: $TOKEN"`).
+   */
+  whole?: true;
 }
 
 type Token = { word: Word } | { op: string };
@@ -976,6 +1019,22 @@ function lookupVariable(name: string): string | undefined {
   return `\u0000V${name}\u0000`;
 }
 
+/** A QUOTED mark that shell-quote left right before the expansion it marks. */
+const QUOTED_EXPANSION = /\u0000Q(?=\u0000[SV])/g;
+
+/**
+ * A word from shell-quote, its QUOTED marks removed: whole when each expansion had one (a pattern never
+ * is: it may match several names). A mark that precedes no expansion (one inside a variable's braced
+ * word, `${X:-"$Y"}`) counts for none.
+ */
+function quotingRead(text: string, glob: boolean): Word {
+  if (!text.includes(QUOTED)) return { text, glob };
+  const plain = text.replaceAll(QUOTED, "");
+  const marked = text.match(QUOTED_EXPANSION)?.length ?? 0;
+  const expansions = plain.match(EXPANSION_MARKERS)?.length ?? 0;
+  return !glob && marked === expansions ? { text: plain, glob, whole: true } : { text: plain, glob };
+}
+
 function tokenise(text: string): Scan<Token[]> {
   let entries: ReturnType<typeof import("shell-quote").parse>;
   try {
@@ -985,13 +1044,13 @@ function tokenise(text: string): Scan<Token[]> {
   }
   const tokens: Token[] = [];
   for (const entry of entries) {
-    if (typeof entry === "string") tokens.push({ word: { text: entry, glob: false } });
+    if (typeof entry === "string") tokens.push({ word: quotingRead(entry, false) });
     else if ("comment" in entry)
       return { fail: "unexpected comment" }; // the scanner removed real ones
     else {
       const op = (entry as { op: string; pattern?: string }).op;
       const pattern = (entry as { pattern?: string }).pattern;
-      if (op === "glob") tokens.push({ word: { text: pattern ?? "", glob: true } });
+      if (op === "glob") tokens.push({ word: quotingRead(pattern ?? "", true) });
       else tokens.push({ op });
     }
   }
