@@ -494,6 +494,8 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
       // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
       'rm ${X:-"$Y"}', // the outer expansion is unquoted
       'tar "c$X" /etc/x', // tar's first word is options
+      'git "reb$X" --exec "rm -rf ~"', // without a separator the word may be a subcommand
+      'git tag "v$X"',
       'rm \\"a$X\\"', // the quotes are characters
     ]) {
       expect(forms(command)[0]?.unknownFlags, command).toBe(true);

@@ -389,6 +389,16 @@ export function oldStyleOptionArgument(o: {
  * begins every word brace expansion makes of it (not `{`: `{-o,x}"$X"` gives `-o…`; quoting is not kept).
  */
 const OPERAND_HEAD = /^[A-Za-z0-9_./:@,% ]/;
+/** A character no subcommand, keyword or option name has (`"reb$X"` may be `rebase`, `"v$X"` a tag). */
+const OPERAND_SEPARATOR = /[ :/=@]/;
+
+/**
+ * Literal text that begins a word no program reads as an option or a subcommand, whatever follows: its
+ * first character no option's, and a separator before the expansion (`"Bearer $T"`, `"src/$D"`).
+ */
+function isOperandHead(literal: string): boolean {
+  return OPERAND_HEAD.test(literal) && OPERAND_SEPARATOR.test(literal);
+}
 
 /** A long option and `=`, its name written out: `--header=`. */
 const LONG_WITH_VALUE = /^--[A-Za-z0-9][A-Za-z0-9-]*=/;
@@ -406,10 +416,9 @@ function readFlags(program: string, args: Word[]): FlagReading {
     if (arg.text === "--") break;
     if (isDynamic(arg)) {
       const literal = arg.text.split("\u0000")[0] ?? "";
-      // One word that begins with text no option or operator begins with (`"Bearer $T"`, `"id=$N"`)
-      // is an operand or an option's value, whatever the values; an old-style first word is options.
-      if (arg.whole && OPERAND_HEAD.test(literal) && !(index === 0 && OLD_STYLE_OPTIONS.has(program)))
-        continue;
+      // One word that begins with text no option, operator or subcommand begins with (`"Bearer $T"`,
+      // `"id=$N"`) is an operand or an option's value, whatever the values; tar's first word is options.
+      if (arg.whole && isOperandHead(literal) && !(index === 0 && OLD_STYLE_OPTIONS.has(program))) continue;
       // `--name="…$X"`: the option is the name as written; a value that may mean a flag (grep's) is not.
       if (arg.whole && LONG_WITH_VALUE.test(literal) && !VALUED_FLAGS.has(program)) {
         flags.push(...longFlag(program, literal.slice(2)));
