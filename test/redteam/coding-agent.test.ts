@@ -1819,7 +1819,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("a git remote written ext::COMMAND is a command git runs, read as one", async () => {
+  it("a git remote written ext::COMMAND is a command git runs, read as one", async () => {
     // git's ext:: transport runs its text as a program with arguments (`% ` a space, `%%` a percent)
     // once protocol.ext.allow permits it, on the line or in a configuration the line cannot show.
     await expectCases([

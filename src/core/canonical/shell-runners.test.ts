@@ -51,6 +51,29 @@ describe("embeddedRuns", () => {
     expect(runs("git", "log", "-c")).toEqual([]);
   });
 
+  it("reads an ext:: remote as the command git runs, and what lets one run unseen as unreadable", () => {
+    expect(runs("git", "fetch", "ext::sh -c rm% -rf% ~")).toEqual(["script: 'sh' '-c' 'rm -rf ~'"]);
+    expect(runs("git", "ls-remote", "EXT::ssh  %S% foo host")).toEqual([
+      "script: 'ssh' 'git-upload-pack foo' 'host'",
+    ]);
+    expect(runs("git", "clone", "ext::x %s %G%% it's", "dir")).toEqual([
+      "script: 'x' 'upload-pack' '%' 'it'\\''s'",
+    ]);
+    expect(runs("git", "remote", "add", "evil", "ext::x %q")).toEqual(["unreadable"]);
+    expect(runs("git", "-c", "remote.origin.url=ext::touch x", "fetch")).toEqual(["script: 'touch' 'x'"]);
+    expect(runs("git", "-c", "url.ext::sh -c x .insteadOf=https://h/", "fetch", "https://h/r")).toEqual([
+      "unreadable",
+    ]);
+    expect(runs("git", "-c", "protocol.ext.allow=always", "fetch", "evil")).toEqual(["unreadable"]);
+    expect(runs("git", "-c", "Protocol.Allow=user", "fetch", "evil")).toEqual(["unreadable"]);
+    expect(runs("git", "-c", "protocol.ext.allow=never", "fetch", "evil")).toEqual([]);
+    expect(runs("git", "-c", "protocol.file.allow=always", "submodule", "update")).toEqual([]);
+    expect(runs("git", "-c", "core.pag\u0000VX\u0000=x", "log")).toEqual(["unreadable"]);
+    expect(runs("git", "fetch", "origin", "https://h/ext::x")).toEqual([]);
+    expect(assignmentRuns({ word: { text: "GIT_ALLOW_PROTOCOL=https:ext", glob: false } })).toHaveLength(1);
+    expect(assignmentRuns({ word: { text: "GIT_ALLOW_PROTOCOL=https:ssh", glob: false } })).toEqual([]);
+  });
+
   it("reads tar, rsync, make and ssh options that run commands", () => {
     expect(runs("tar", "--to-command=cat", "-xf", "a.tar")).toEqual(["script: cat"]);
     expect(runs("tar", "-I", "zstd -19", "-cf", "a.tar", "d")).toEqual(["script: zstd -19"]);

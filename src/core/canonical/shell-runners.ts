@@ -1,7 +1,7 @@
 /**
  * Programs that run a command given in their own arguments or in the environment, which a shell line
- * hides from a reader of its simple commands: an editor's `-c '!rm -rf /'`, git's `-c core.pager=…` or
- * `rebase --exec …`, `tar --to-command=…`, `make -f -`, `rsync -e …`, `ssh -o ProxyCommand=…`, `man -P …`,
+ * hides from a reader of its simple commands: an editor's `-c '!rm -rf /'`, git's `-c core.pager=…`,
+ * `rebase --exec …` or an `ext::COMMAND` remote, `tar --to-command=…`, `make -f -`, `rsync -e …`, `ssh -o ProxyCommand=…`, `man -P …`,
  * `sort --compress-program=…`, `tcpdump -z …`, `wget --use-askpass=…`, and
  * variables such as GIT_SSH_COMMAND, PAGER or EDITOR that programs run through a shell.
  *
@@ -156,6 +156,20 @@ function gitConfigRuns(word: RunnerWord, pair: string): EmbeddedRun[] {
   const key = (eq === -1 ? pair : pair.slice(0, eq)).toLowerCase();
   const value = eq === -1 ? "" : pair.slice(eq + 1);
   const what = `git -c ${key}`;
+  if (key.includes("\u0000"))
+    return [{ kind: "unreadable", reason: "git -c sets a key computed at run time" }];
+  if (EXT_REMOTE.test(value)) return [extRemoteRun(word, value)];
+  if (key.startsWith("url.") && key.includes("ext::")) {
+    return [{ kind: "unreadable", reason: `${what} rewrites remotes to ext:: commands` }];
+  }
+  if ((key === "protocol.allow" || key === "protocol.ext.allow") && value.toLowerCase() !== "never") {
+    return [
+      {
+        kind: "unreadable",
+        reason: `${what} lets git run the command of an ext:: remote it is configured with`,
+      },
+    ];
+  }
   if (key.startsWith("alias.")) return value.startsWith("!") ? [script(word, value.slice(1), what)] : [];
   if (GIT_FILE_KEYS.test(key)) {
     return value === "/dev/null" || value === ""
@@ -166,6 +180,40 @@ function gitConfigRuns(word: RunnerWord, pair: string): EmbeddedRun[] {
     return [script(word, value.startsWith("!") ? value.slice(1) : value, what)];
   }
   return [];
+}
+
+/** A remote git reaches through its ext:: transport (the helper name, any case on a file system that folds it). */
+const EXT_REMOTE = /^ext::/i;
+
+/**
+ * The command of an `ext::PROGRAM ARG…` remote, which git runs (no shell) once protocol.ext.allow lets
+ * it: the words split at spaces, `% ` a space in a word, `%%` a percent, `%s`/`%S` the service's name,
+ * `%G` nothing; read as the same words single-quoted for `sh -c`. Another `%` escape, or an expansion
+ * in the word, is unreadable.
+ */
+function extRemoteRun(word: RunnerWord, url: string): EmbeddedRun {
+  const what = "git's ext:: remote";
+  if (url.includes("\u0000")) return { kind: "unreadable", reason: `${what} is computed at run time` };
+  const words: string[] = [];
+  let current = "";
+  const body = url.slice(5);
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] as string;
+    if (c === " ") {
+      if (current !== "") words.push(current);
+      current = "";
+    } else if (c !== "%") current += c;
+    else {
+      const next = body[++i];
+      if (next === " " || next === "%") current += next;
+      else if (next === "s") current += "upload-pack";
+      else if (next === "S") current += "git-upload-pack";
+      else if (next !== "G")
+        return { kind: "unreadable", reason: `${what} has an escape git may not read so` };
+    }
+  }
+  if (current !== "") words.push(current);
+  return script(word, words.map((w) => `'${w.replaceAll("'", "'\\''")}'`).join(" "), what);
 }
 
 /** git's own options, the subcommand and the subcommand's options that run commands. */
@@ -201,6 +249,7 @@ function gitRuns(options: { args: readonly RunnerWord[] }): EmbeddedRun[] {
   }
   const sub = args[k]?.text;
   const rest = args.slice(k + 1);
+  for (const word of rest) if (EXT_REMOTE.test(word.text)) runs.push(extRemoteRun(word, word.text));
   if (sub === "rebase")
     runs.push(...optionRuns({ program: "git rebase", args: rest, options: ["--exec", "-x"] }));
   if (sub === "bisect" && rest[0]?.text === "run" && rest.length > 1) {
@@ -382,6 +431,9 @@ export function assignmentRuns(options: { word: RunnerWord }): EmbeddedRun[] {
   if (!assigned) return [];
   const { name } = assigned;
   if (COMMAND_VARIABLES.has(name)) return [script(word, assigned.value, `${name}=`)];
+  if (name === "GIT_ALLOW_PROTOCOL" && /(^|:)ext(:|$)|\u0000/i.test(assigned.value)) {
+    return [{ kind: "unreadable", reason: `${name} lets git run the command of an ext:: remote` }];
+  }
   if (CONFIG_VARIABLES.test(name)) {
     return [
       { kind: "unreadable", reason: `${name} passes git configuration, which may name commands git runs` },
