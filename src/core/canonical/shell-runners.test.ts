@@ -70,6 +70,9 @@ describe("embeddedRuns", () => {
     expect(runs("git", "-c", "protocol.file.allow=always", "submodule", "update")).toEqual([]);
     expect(runs("git", "-c", "core.pag\u0000VX\u0000=x", "log")).toEqual(["unreadable"]);
     expect(runs("git", "fetch", "origin", "https://h/ext::x")).toEqual([]);
+    expect(runs("git", "archive", "--remote=ext::sh -c x", "HEAD")).toEqual(["script: 'sh' '-c' 'x'"]);
+    expect(runs("git", "-c", "init.templateDir=/tmp/t", "clone", "https://h/r")).toEqual(["unreadable"]);
+    expect(runs("git", "-c", "init.templateDir=", "clone", "https://h/r")).toEqual([]);
     expect(assignmentRuns({ word: { text: "GIT_ALLOW_PROTOCOL=https:ext", glob: false } })).toHaveLength(1);
     expect(assignmentRuns({ word: { text: "GIT_ALLOW_PROTOCOL=https:ssh", glob: false } })).toEqual([]);
   });

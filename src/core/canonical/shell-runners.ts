@@ -147,8 +147,11 @@ function pagerRuns(options: { program: string; args: readonly RunnerWord[] }): E
  */
 const GIT_COMMAND_KEYS =
   /(?:^|\.)(?:pager|editor|sshcommand|askpass|fsmonitor|helper|textconv|command|cmd|driver|program|clean|smudge|process|external|difffilter|packobjectshook|uploadpack|receivepack|gitproxy|proxycommand|browser|sendmailcmd|smtpserver)$/;
-/** Keys that make git read configuration or hooks from a file: what they run is not on the line. */
-const GIT_FILE_KEYS = /^(?:include\.path|includeif\..*\.path|core\.hookspath)$/;
+/**
+ * Keys that make git read configuration or hooks from a file (a template directory's hooks are copied
+ * into the repository `init` or `clone` makes, and run there): what they run is not on the line.
+ */
+const GIT_FILE_KEYS = /^(?:include\.path|includeif\..*\.path|core\.hookspath|init\.templatedir)$/;
 
 /** `git -c key=value`: the command the value is, when git runs it. */
 function gitConfigRuns(word: RunnerWord, pair: string): EmbeddedRun[] {
@@ -158,7 +161,7 @@ function gitConfigRuns(word: RunnerWord, pair: string): EmbeddedRun[] {
   const what = `git -c ${key}`;
   if (key.includes("\u0000"))
     return [{ kind: "unreadable", reason: "git -c sets a key computed at run time" }];
-  if (EXT_REMOTE.test(value)) return [extRemoteRun(word, value)];
+  if (/^ext::/i.test(value)) return [extRemoteRun(word, value)];
   if (key.startsWith("url.") && key.includes("ext::")) {
     return [{ kind: "unreadable", reason: `${what} rewrites remotes to ext:: commands` }];
   }
@@ -182,8 +185,11 @@ function gitConfigRuns(word: RunnerWord, pair: string): EmbeddedRun[] {
   return [];
 }
 
-/** A remote git reaches through its ext:: transport (the helper name, any case on a file system that folds it). */
-const EXT_REMOTE = /^ext::/i;
+/**
+ * A remote git reaches through its ext:: transport (the helper's name in any case, as a file system
+ * that folds case finds it), alone or as an option's value (`--remote=ext::…`): the URL is group 1.
+ */
+const EXT_REMOTE = /^(?:--[A-Za-z0-9-]+=)?(ext::.*)$/is;
 
 /**
  * The command of an `ext::PROGRAM ARG…` remote, which git runs (no shell) once protocol.ext.allow lets
@@ -249,7 +255,10 @@ function gitRuns(options: { args: readonly RunnerWord[] }): EmbeddedRun[] {
   }
   const sub = args[k]?.text;
   const rest = args.slice(k + 1);
-  for (const word of rest) if (EXT_REMOTE.test(word.text)) runs.push(extRemoteRun(word, word.text));
+  for (const word of rest) {
+    const url = EXT_REMOTE.exec(word.text)?.[1];
+    if (url !== undefined) runs.push(extRemoteRun(word, url));
+  }
   if (sub === "rebase")
     runs.push(...optionRuns({ program: "git rebase", args: rest, options: ["--exec", "-x"] }));
   if (sub === "bisect" && rest[0]?.text === "run" && rest.length > 1) {
