@@ -925,6 +925,47 @@ describe("shell operators", () => {
     expect(run("rm $PWD/x", { program: "rm" }, "invokes", "/work")).toBe(true);
   });
 
+  it("operands reads the last operand (a destination, a root there inside) or all but the last", () => {
+    const at = (operands: "last" | "allButLast" | undefined, command: string) =>
+      tri(
+        {
+          field: "args.command",
+          op: "invokes",
+          value: {
+            program: ["cp", "mv"],
+            outside: [{ context: "cwd" }, "/tmp"],
+            ...(operands ? { operands } : {}),
+          },
+        } as Comparison,
+        { args: { command }, context: { cwd: "/work" } },
+      ).value;
+    expect(at("last", "cp /etc/hosts .")).toBe(false);
+    expect(at("last", "cp /etc/hosts ./")).toBe(false);
+    expect(at("last", "cp -r ../lib src/vendor")).toBe(false);
+    expect(at("last", "cp x /etc/")).toBe(true);
+    expect(at("last", "cp x y .. ")).toBe(true);
+    expect(at("last", "cp x -- -y /etc")).toBe(true);
+    expect(at("last", 'cp x "$D"')).toBe("unknown");
+    expect(at("last", "ls | xargs cp -t x")).toBe("unknown");
+    expect(at(undefined, "cp /etc/hosts .")).toBe(true); // every operand, a root among them outside
+    expect(at("allButLast", "mv . /tmp/x")).toBe(true); // the workspace itself, moved away
+    expect(at("allButLast", "mv /etc/hosts .")).toBe(true);
+    expect(at("allButLast", "mv dist/a.js src/b.js .")).toBe(false);
+    expect(at("allButLast", "mv x")).toBe(false);
+    const value = { program: "cp", outside: "/work", operands: "last" };
+    expect(conditionProblems({ condition: { field: "args.command", op: "invokes", value } })).toEqual([]);
+    for (const bad of [
+      { ...value, operands: "first" },
+      { ...value, optionPaths: ["-t"] },
+      { program: "cp", operands: "last" },
+    ]) {
+      expect(
+        conditionProblems({ condition: { field: "args.command", op: "invokes", value: bad } }),
+        JSON.stringify(bad),
+      ).not.toEqual([]);
+    }
+  });
+
   it("optionPaths reads those options' values, in every spelling, instead of the operands", () => {
     const writes = (program: string, optionPaths: string[]) =>
       ({

@@ -134,7 +134,8 @@ export type OutsideRoot = PathRoot | { file: string };
  * when `outside` is given, with an operand (a word that is not an option) that is or may be outside those
  * roots (`rm -rf /` outside `{context: "cwd"}`); a root itself counts as outside (`rm -rf .` removes the
  * whole workspace), except a `{ file: "/dev/null" }` root, which is that one path and nothing below it,
- * and except as the value of an `optionPaths` option (`tar -C .`: a directory to write in). When `operandMatches` is given, with an operand that is or may be a path one of those
+ * and except as the value of an `optionPaths` option (`tar -C .`: a directory to write in) or the last
+ * operand with `operands: "last"` (`cp x .`). When `operandMatches` is given, with an operand that is or may be a path one of those
  * globs matches (`grep -r x /home/dev` on `["/home/*"]`); a pattern (`/h*`, `src/[0-9]*`) may be any path
  * at or below its literal leading directory, one level up for each segment that may match `..`. Both
  * given, both must hold. Operands resolve against the caller's `context.cwd` and every directory a
@@ -164,7 +165,16 @@ export interface InvokesValue {
   optionPaths?: string[];
   /** Paths relative to a search's root (`.env`, `.aws/credentials`) that no value of `optionPaths` may admit. */
   globSelects?: string | string[];
+  /**
+   * Which operands `outside`, `operandMatches` and `operandIs` read: all (the default); `"last"`, only
+   * the last (a copy's destination: `cp /tmp/x .` writes in the workspace, and a root there is the
+   * directory written in, inside, as an `optionPaths` value is); `"allButLast"`, the others (a move's
+   * sources, which it removes: `mv . /tmp/x` moves the workspace away). Not with `optionPaths`.
+   */
+  operands?: OperandsAt;
 }
+/** InvokesValue.operands: which of a command's operands a comparison reads. */
+export type OperandsAt = "last" | "allButLast";
 /** `pipesInto`: some data flow from one of the `from` programs into one of the `to` programs ("*" = any). */
 export interface PipesIntoValue {
   from: string[];
@@ -193,6 +203,7 @@ function buildValueSchemas() {
       operandMatches: StringOrStrings.optional(),
       operandIs: StringOrStrings.optional(),
       globSelects: StringOrStrings.optional(),
+      operands: z.enum(["last", "allButLast"]).optional(),
       optionPaths: z
         .array(
           z
@@ -219,7 +230,17 @@ function buildValueSchemas() {
     )
     .refine((v) => v.globSelects === undefined || v.optionPaths !== undefined, {
       message: "globSelects reads the values of optionPaths: give them",
-    });
+    })
+    .refine(
+      (v) =>
+        v.operands === undefined ||
+        (v.optionPaths === undefined &&
+          (v.outside !== undefined || v.operandMatches !== undefined || v.operandIs !== undefined)),
+      {
+        message:
+          "operands chooses what outside, operandMatches or operandIs read: give one, without optionPaths",
+      },
+    );
   const PipesIntoValueSchema = z
     .object({ from: z.array(z.string().min(1)).min(1), to: z.array(z.string().min(1)).min(1) })
     .strict();
@@ -1491,6 +1512,13 @@ function operands(cmd: ShellCommand): string[] {
   return out;
 }
 
+/** The operands InvokesValue.operands names: all, the last one, or all but the last. */
+function operandsAt(all: string[], at: OperandsAt | undefined): string[] {
+  if (at === "last") return all.slice(-1);
+  if (at === "allButLast") return all.slice(0, -1);
+  return all;
+}
+
 /**
  * The directories a command of the line may run in: the caller's `context.cwd`, and what every
  * `cd`/`pushd` of the line makes of it, in any combination (branches and order are not followed, so
@@ -1775,7 +1803,11 @@ function operandConditions(o: {
   caseFold: boolean;
 }): boolean | { unknown: string } {
   const { value, caseFold, ...rest } = o;
-  const on = { ...rest, ...(value.optionPaths ? { optionPaths: value.optionPaths } : {}) };
+  const on = {
+    ...rest,
+    ...(value.optionPaths ? { optionPaths: value.optionPaths } : {}),
+    ...(value.operands ? { operandsAt: value.operands } : {}),
+  };
   const results: (boolean | { unknown: string })[] = [];
   if (value.outside !== undefined) results.push(operandOutside({ ...on, value: value.outside }));
   if (value.operandMatches !== undefined)
@@ -1805,6 +1837,7 @@ function operandOutside(o: {
   commands: ShellCommand[];
   pf: PreparedFacts;
   optionPaths?: string[];
+  operandsAt?: OperandsAt;
 }): boolean | { unknown: string } {
   const list = asList(o.value) as OutsideRoot[];
   const isFile = (r: OutsideRoot): r is { file: string } => typeof r === "object" && "file" in r;
@@ -1845,9 +1878,10 @@ function operandOutside(o: {
  */
 function insideFor(options: {
   optionPaths?: string[];
+  operandsAt?: OperandsAt;
   cmd: ShellCommand;
 }): (path: string, roots: readonly string[]) => boolean {
-  return options.optionPaths || findSelectsByName(options.cmd)
+  return options.optionPaths || options.operandsAt === "last" || findSelectsByName(options.cmd)
     ? (path, roots) => pathWithin({ path, roots: [...roots] })
     : strictlyInside;
 }
@@ -1898,6 +1932,7 @@ function operandMatching(o: {
   commands: ShellCommand[];
   pf: PreparedFacts;
   optionPaths?: string[];
+  operandsAt?: OperandsAt;
 }): boolean | { unknown: string } {
   const { pf } = o;
   const { hit, below } = globReading(o);
@@ -1964,6 +1999,7 @@ function operandNaming(o: {
   commands: ShellCommand[];
   pf: PreparedFacts;
   optionPaths?: string[];
+  operandsAt?: OperandsAt;
 }): boolean | { unknown: string } {
   const { globs } = o;
   const named = namedWords(o.cmd, { script: o.optionPaths === undefined });
@@ -2103,6 +2139,7 @@ function someOperand(o: {
   pf: PreparedFacts;
   /** Read these options' values (optionValues) instead of the operands. */
   optionPaths?: string[];
+  operandsAt?: OperandsAt;
   /** `operand` with braces that are letters (`literal`: the word as written, its braces quoted). */
   pattern: (operand: string, dir: string, literal: boolean) => false | { unknown: string } | undefined;
   hit: (path: string) => boolean;
@@ -2115,7 +2152,9 @@ function someOperand(o: {
     return { unknown: `\`${cmd.raw}\`: its operands may come from input or a variable` };
   const dirs = workingDirs(o.commands, pf);
   if ("unknown" in dirs) return dirs;
-  const read = o.optionPaths ? optionValues({ cmd, options: o.optionPaths }) : { values: operands(cmd) };
+  const read = o.optionPaths
+    ? optionValues({ cmd, options: o.optionPaths })
+    : { values: operandsAt(operands(cmd), o.operandsAt) };
   if ("unknown" in read) return read;
   let unknown: string | undefined;
   for (const { word: operand, literal } of read.values.flatMap(operandWords)) {
