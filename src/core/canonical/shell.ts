@@ -229,6 +229,10 @@ const FLAG_SYNONYMS = new Map<string, Record<string, string>>(
     egrep: GREP_SYNONYMS,
     fgrep: GREP_SYNONYMS,
     rm: { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
+    // removers spelled as rm is: a wrapper of it, and the secure-deletion tools
+    "safe-rm": { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
+    srm: { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
+    wipe: { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
     cp: { ...RECURSIVE_SYNONYMS, ...FORCE_SYNONYMS },
     mv: { ...FORCE_SYNONYMS },
     chmod: { ...RECURSIVE_SYNONYMS },
