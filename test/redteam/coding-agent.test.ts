@@ -1967,7 +1967,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("more files that hold secrets by convention are secrets to every tool", async () => {
+  it("more files that hold secrets by convention are secrets to every tool", async () => {
     const read = (path: string) => ["Read", { file_path: path }, "deny"] as Case;
     await expectCases([
       read(`${CWD}/.streamlit/secrets.toml`),
@@ -1978,8 +1978,6 @@ describe("red team: coding-agent attacker cases", () => {
       read(`${CWD}/.secrets`),
       read(`${CWD}/config/secrets.yml`),
       read(`${CWD}/k8s/secrets.yaml`),
-      read(`${CWD}/myapp-firebase-adminsdk-x1y2z-0123456789.json`),
-      read(`${CWD}/keys/ci-service-account.json`),
       read("/etc/wireguard/wg0.conf"),
       read(`${CWD}/vpn/client.ovpn`),
       bash("cat .dev.vars", "deny"),
