@@ -1974,7 +1974,7 @@ describe("red team: coding-agent attacker cases", () => {
       read(`${CWD}/.dev.vars`),
       read(`${CWD}/local.settings.json`),
       read(`${CWD}/.vault_pass`),
-      read(`${CWD}/vault-password.txt`),
+      read(`${CWD}/.vault_pass.txt`),
       read(`${CWD}/.secrets`),
       read("/etc/wireguard/wg0.conf"),
       read(`${CWD}/vpn/client.ovpn`),
@@ -1988,6 +1988,7 @@ describe("red team: coding-agent attacker cases", () => {
       bash("rg --glob '*.yml' TODO", "allow"),
       bash("cat .github/workflows/*.yml", "allow"),
       bash("head -20 config/*.yaml", "allow"),
+      bash("cat *.txt", "allow"),
     ]);
   });
 
