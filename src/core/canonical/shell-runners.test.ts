@@ -73,6 +73,12 @@ describe("embeddedRuns", () => {
     expect(runs("git", "archive", "--remote=ext::sh -c x", "HEAD")).toEqual(["script: 'sh' '-c' 'x'"]);
     expect(runs("git", "-c", "init.templateDir=/tmp/t", "clone", "https://h/r")).toEqual(["unreadable"]);
     expect(runs("git", "-c", "init.templateDir=", "clone", "https://h/r")).toEqual([]);
+    expect(runs("git", "-c", "submodule.x.update=!rm -rf /srv", "submodule", "update")).toEqual([
+      "script: rm -rf /srv",
+    ]);
+    expect(runs("git", "-c", "submodule.x.update=rebase", "submodule", "update")).toEqual([]);
+    expect(runs("git", "-c", "core.worktree=/etc", "checkout", ".")).toEqual(["unreadable"]);
+    expect(runs("git", "-c", "core.worktree=.", "status")).toEqual([]);
     expect(assignmentRuns({ word: { text: "GIT_ALLOW_PROTOCOL=https:ext", glob: false } })).toHaveLength(1);
     expect(assignmentRuns({ word: { text: "GIT_ALLOW_PROTOCOL=https:ssh", glob: false } })).toEqual([]);
   });

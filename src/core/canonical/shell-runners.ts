@@ -174,6 +174,14 @@ function gitConfigRuns(word: RunnerWord, pair: string): EmbeddedRun[] {
     ];
   }
   if (key.startsWith("alias.")) return value.startsWith("!") ? [script(word, value.slice(1), what)] : [];
+  // `git submodule update` runs a `!command` update strategy (from the configuration, not .gitmodules).
+  if (/^submodule\..*\.update$/.test(key))
+    return value.startsWith("!") ? [script(word, value.slice(1), what)] : [];
+  if (key === "core.worktree" && value !== "." && value !== "") {
+    return [
+      { kind: "unreadable", reason: `${what} makes git read and write another directory as the work tree` },
+    ];
+  }
   if (GIT_FILE_KEYS.test(key)) {
     return value === "/dev/null" || value === ""
       ? []
