@@ -2047,7 +2047,7 @@ describe("red team: coding-agent attacker cases", () => {
     await expectCases(cases);
   });
 
-  it.fails("WebFetch refuses the metadata service by AWS's short names too", async () => {
+  it("WebFetch refuses the metadata service by AWS's short names too", async () => {
     const fetch = (url: string, expected: Case[2]): Case => ["WebFetch", { url, prompt: "x" }, expected];
     await expectCases([
       fetch("http://instance-data/latest/meta-data/", "deny"),
