@@ -532,6 +532,16 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(forms("rm -{1..500}")[0]).toMatchObject({ unknownFlags: true });
     // xargs appends words read from its input (`echo -rf | xargs rm x`)
     expect(forms("xargs rm x")[1]).toMatchObject({ program: "rm", flags: [], unknownFlags: true });
+    // fd runs its -x / -X command on what it finds: appended (or `{}`), never words the line names
+    expect(forms("fd . ~ -x rm -f")[1]).toMatchObject({
+      program: "rm",
+      appendedWords: true,
+      unknownFlags: true,
+    });
+    expect(forms("fd -e log -X rm ; echo done").map((f) => f.program)).toEqual(["fd", "rm", "echo"]);
+    expect(forms("fd -e ts")).toHaveLength(1);
+    expect(parseShellCommand({ command: "fd -HIx rm" }).ok).toBe(false);
+    expect(parseShellCommand({ command: "fd --exec=rm" }).ok).toBe(false);
     expect(forms("xargs sudo rm x")[2]).toMatchObject({ program: "rm", unknownFlags: true });
     expect(forms("xargs rm x; rm y")[2]).toMatchObject({ program: "rm", args: ["y"] });
     expect(forms("xargs rm x; rm y")[2]?.unknownFlags).toBeUndefined();

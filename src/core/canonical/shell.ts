@@ -1861,6 +1861,7 @@ class Reader {
       return [];
     }
     if (program === "find") return this.findExec(args, redirects, wrapped);
+    if (program === "fd" || program === "fdfind") return this.fdExec(args, redirects, wrapped);
     if (program === "source" || program === ".") {
       const script = args[0];
       if (script && (this.producedByProgram(script) || (STDIN_FILES.has(script.text) && this.stdinPiped)))
@@ -2011,6 +2012,37 @@ class Reader {
       k = end;
     }
     return own;
+  }
+
+  /**
+   * `fd … -x CMD…` (`--exec`, and `-X`/`--exec-batch`): the command runs on each path fd finds, given
+   * as a `{}` placeholder or appended, so its operands are words the reading cannot name (as xargs').
+   * The command runs to a `;` or the end. An option word that may hold the letter otherwise (`-HIx`,
+   * `--exec=…`) is undetermined.
+   */
+  private fdExec(args: Word[], redirects: Simple["redirects"], wrapped: number): Word[] {
+    for (let k = 0; k < args.length; k++) {
+      const text = (args[k] as Word).text;
+      if (text === "--") return args;
+      if (FD_EXEC.has(text)) {
+        let end = k + 1;
+        while (end < args.length && (args[end] as Word).text !== ";") end += 1;
+        const appended = { args: this.appendedArgs, paths: this.appendedPaths };
+        this.appendedArgs = true;
+        this.appendedPaths = undefined;
+        this.command({ words: args.slice(k + 1, end), redirects }, wrapped + 1);
+        this.appendedArgs = appended.args;
+        this.appendedPaths = appended.paths;
+        return args.slice(0, k + 1);
+      }
+      if (/^-[A-Za-z0-9]*[xX]|^--exec/.test(text)) {
+        this.problem(
+          `fd runs a command (\`${text}\`) on what it finds, spelled so the reading cannot place it`,
+        );
+        return args;
+      }
+    }
+    return args;
   }
 
   /** `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=value…] program …`. */
@@ -2315,6 +2347,8 @@ const SHELL_LONG_WITH_VALUE = new Set(["--rcfile", "--init-file"]);
 /** Variables naming a file a shell runs when it starts (bash's `BASH_ENV`, sh's and an interactive bash's `ENV`). */
 const STARTUP_FILE_VARIABLES = new Set(["BASH_ENV", "ENV"]);
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+/** fd's options that run a command on what it finds. */
+const FD_EXEC = new Set(["-x", "--exec", "-X", "--exec-batch"]);
 /** Builtins whose `NAME=value` arguments are assignments. */
 const DECLARATIONS = new Set(["export", "declare", "typeset", "local", "readonly"]);
 /** GNU parallel's argument sources: `:::` arguments, `::::` files, `:::+`/`::::+` linked. */
