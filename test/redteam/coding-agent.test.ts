@@ -2089,7 +2089,7 @@ describe("red team: coding-agent attacker cases", () => {
     ]);
   });
 
-  it.fails("ps's BSD e word in any place, and variables that hold a connection string or a webhook", async () => {
+  it("ps's BSD e word in any place, and variables that hold a connection string or a webhook", async () => {
     await expectCases([
       bash("ps -eww e", "deny"),
       bash("ps aux e", "deny"),
