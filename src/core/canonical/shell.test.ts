@@ -227,7 +227,8 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     ]) {
       const parsed = parseShellCommand({ command });
       const git = parsed.ok ? parsed.forms.find((f) => f.program === "git") : undefined;
-      expect([command, git?.emptiedArgs !== undefined]).toEqual([command, true]);
+      // undetermined (an alias defined on the line) is read no further, which is stricter still
+      expect([command, !parsed.ok || git?.emptiedArgs !== undefined]).toEqual([command, true]);
     }
   });
 
@@ -286,13 +287,14 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
       "(( PWD = 1 )); cp a $PWD/b",
       "pwd() { echo /; }; cp a $(pwd)/b",
       "function pwd { echo /; }; cp a $(pwd)/b",
-      "alias pwd='echo /'; cp a `pwd`/b",
       "enable -n pwd; cp a $(pwd)/b",
       "IFS=/; cp a $PWD/b",
     ]) {
       expect(args(command)?.workingDirWords, command).toBeUndefined();
       expect(args(command)?.args[1], command).not.toBe("./b");
     }
+    // an alias defined on the line leaves every later command undetermined
+    expect(parseShellCommand({ command: "alias pwd='echo /'; cp a `pwd`/b" }).ok).toBe(false);
   });
 
   it("reads tar's operations by one name, old-style options included", () => {
@@ -532,6 +534,14 @@ describe("parseShellCommand: the attacker's spellings of one command read the sa
     expect(forms("rm -{1..500}")[0]).toMatchObject({ unknownFlags: true });
     // xargs appends words read from its input (`echo -rf | xargs rm x`)
     expect(forms("xargs rm x")[1]).toMatchObject({ program: "rm", flags: [], unknownFlags: true });
+    // a script read from /dev/stdin is the input: a here-string is read, a here-document undetermined
+    expect(forms(". /dev/stdin <<< 'rm -rf /srv'").map((f) => f.program)).toContain("rm");
+    expect(forms("sh /dev/stdin <<< 'rm -rf /srv'").map((f) => f.program)).toContain("rm");
+    expect(parseShellCommand({ command: ". /dev/stdin <<'EOF'\nrm -rf ~\nEOF" }).ok).toBe(false);
+    // after `alias NAME=…`, a later command's name may be that alias
+    expect(parseShellCommand({ command: "alias r=rm\nr -rf /srv" }).ok).toBe(false);
+    expect(forms("alias ll='ls -l'").map((f) => f.program)).toEqual(["alias", "ls"]);
+    expect(forms("ls; alias ll='ls -l'").map((f) => f.program)).toEqual(["ls", "alias", "ls"]);
     // fd runs its -x / -X command on what it finds: appended (or `{}`), never words the line names
     expect(forms("fd . ~ -x rm -f")[1]).toMatchObject({
       program: "rm",

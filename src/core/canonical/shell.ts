@@ -1099,6 +1099,8 @@ interface Analysis {
   heredocs: string[];
   /** Read `$PWD` and `$(pwd)` at the start of a word as the working directory (workingDirWord). */
   workingDir?: true;
+  /** An `alias NAME=…` ran: a later command's name may be that alias (where expand_aliases is on). */
+  aliased?: true;
 }
 
 /** One tokenised level (the top line, or one substitution or script body) and its substitutions' nodes. */
@@ -1789,6 +1791,13 @@ class Reader {
     }
     const program = basename(programWord.text);
     if (program === "") return;
+    // bash expands an alias on each line it reads after the definition (a snapshot of a user's shell
+    // turns expand_aliases on): any later command's name may stand for other words.
+    if (this.analysis.aliased) {
+      this.problem(`\`${program}\` may be an alias the line defined, standing for another command`);
+      return;
+    }
+    const definesAlias = program === "alias" && words.slice(i + 1).some((w) => w.text.includes("="));
     if (this.analysis.nodes.length >= MAX_COMMANDS) {
       this.abort(`more than ${MAX_COMMANDS} commands`);
       return;
@@ -1823,6 +1832,7 @@ class Reader {
         node.unknownFlags = ownReading.unknown;
       }
     }
+    if (definesAlias) this.analysis.aliased = true;
   }
 
   /**
@@ -1864,7 +1874,9 @@ class Reader {
     if (program === "fd" || program === "fdfind") return this.fdExec(args, redirects, wrapped);
     if (program === "source" || program === ".") {
       const script = args[0];
-      if (script && (this.producedByProgram(script) || (STDIN_FILES.has(script.text) && this.stdinPiped)))
+      // `. /dev/stdin <<< BODY`: the script is the input (a here-string, a here-document, a pipe)
+      if (script && STDIN_FILES.has(script.text)) this.scriptFromInput(program, redirects);
+      else if (script && this.producedByProgram(script))
         this.problem(`${program} runs a script produced by another program`, true);
       return undefined;
     }
@@ -1944,9 +1956,9 @@ class Reader {
       return own;
     }
     const script = args[k];
-    if (script && !hasS) {
+    if (script && !hasS && !STDIN_FILES.has(script.text)) {
       // a script file: its content is not ours to read, unless it is another program's output
-      if (this.producedByProgram(script) || (STDIN_FILES.has(script.text) && this.stdinPiped))
+      if (this.producedByProgram(script))
         this.problem(`${program} runs a script produced by another program`, true);
       return own;
     }
