@@ -42,6 +42,7 @@ import {
   findStartingPoints,
   flagReadings,
   globSelects,
+  hasShellExpansion,
   joinedTexts,
   listReadings,
   numberReadings,
@@ -1660,7 +1661,7 @@ function optionValues(o: {
     }
     // A value a variable or a substitution fills is no path the reading can name, nor one it can take
     // apart (`-v "a$X"` is a volume's name only while `$X` holds no `:` or `/`).
-    if (COMPUTED_TEXT.test(got.value)) {
+    if (hasShellExpansion({ text: got.value })) {
       computed ??= got.value;
       return;
     }
@@ -1690,9 +1691,6 @@ function optionValues(o: {
     };
   return { values: [...values] };
 }
-
-/** A word as ShellCommand shows an expansion in it: `$X`, `${…}`, `$(…)`, a backtick substitution. */
-const COMPUTED_TEXT = /\$[A-Za-z0-9_{(@*#?!$-]|`/;
 
 /** Container engines whose mount and output options name host paths (mountSource). */
 const CONTAINER_ENGINES = new Set([

@@ -285,11 +285,22 @@ function fileUrlReadings(path: string): Canonical<string> {
   return { ok: true, forms: [pathPart.slice(0, cut) || "/", pathPart] };
 }
 
+/** A shell variable or `$(…)` substitution as a command's words show it (`$X`, `${…}`, `$(…)`, `$1`). */
+const SHELL_VARIABLE = /\$[A-Za-z0-9_{(@*#?!$-]/;
+
+/**
+ * Whether `text` holds a shell expansion the reading does not know the value of: a variable or a
+ * substitution, `$(…)` or backticks (how ShellCommand shows them in a word).
+ */
+export function hasShellExpansion(options: { text: string }): boolean {
+  return SHELL_VARIABLE.test(options.text) || options.text.includes("`");
+}
+
 /** Why a reading cannot be resolved without a shell or is not a path at all; undefined when it is fine. */
 function expansionReason(reading: string): string | undefined {
   if (reading.includes("\0")) return "path contains a NUL byte";
   if (reading.startsWith("~")) return "path starts with ~ (home-directory expansion is not modelled)";
-  if (/\$[A-Za-z0-9_{(@*#?!$-]/.test(reading)) return "path contains a shell variable or substitution ($…)";
+  if (SHELL_VARIABLE.test(reading)) return "path contains a shell variable or substitution ($…)";
   if (reading.includes("`")) return "path contains a backtick command substitution";
   if (/^[A-Za-z]:[/\\]/.test(reading)) return "path is a Windows drive path (not modelled)";
   if (PROC_ELSEWHERE.test(reading)) {

@@ -173,9 +173,9 @@ function gitConfigRuns(word: RunnerWord, pair: string): EmbeddedRun[] {
       },
     ];
   }
-  if (key.startsWith("alias.")) return value.startsWith("!") ? [script(word, value.slice(1), what)] : [];
-  // `git submodule update` runs a `!command` update strategy (from the configuration, not .gitmodules).
-  if (/^submodule\..*\.update$/.test(key))
+  // An alias, and `git submodule update`'s strategy (from the configuration, not .gitmodules), run a
+  // value that begins with `!` as a command.
+  if (key.startsWith("alias.") || /^submodule\..*\.update$/.test(key))
     return value.startsWith("!") ? [script(word, value.slice(1), what)] : [];
   if (key === "core.worktree" && value !== "." && value !== "") {
     return [

@@ -1929,15 +1929,28 @@ class Reader {
       }
       return own;
     }
-    const appended = { args: this.appendedArgs, paths: this.appendedPaths };
-    if (program === "xargs") {
-      this.appendedArgs = true;
-      this.appendedPaths = this.findPathsRead(end.seen);
-    }
-    for (const start of starts) inner(start + (options.operands ?? 0));
-    this.appendedArgs = appended.args;
-    this.appendedPaths = appended.paths;
+    const readInner = () => {
+      for (const start of starts) inner(start + (options.operands ?? 0));
+    };
+    if (program === "xargs") this.appending(this.findPathsRead(end.seen), readInner);
+    else readInner();
     return own;
+  }
+
+  /**
+   * Runs `read` on a command whose words a program appends from what it reads or finds (`xargs`, `fd
+   * -x`): paths below `paths` when they are known (`find … -print0 | xargs -0`), else words unnamed.
+   */
+  private appending(paths: string[] | undefined, read: () => void): void {
+    const saved = { args: this.appendedArgs, paths: this.appendedPaths };
+    this.appendedArgs = true;
+    this.appendedPaths = paths;
+    try {
+      read();
+    } finally {
+      this.appendedArgs = saved.args;
+      this.appendedPaths = saved.paths;
+    }
   }
 
   /** `sh -c BODY`, `bash -lc BODY`, `bash <<< BODY`, `bash <<EOF` (undetermined), `sh script` (a file). */
@@ -2039,12 +2052,9 @@ class Reader {
       if (FD_EXEC.has(text)) {
         let end = k + 1;
         while (end < args.length && (args[end] as Word).text !== ";") end += 1;
-        const appended = { args: this.appendedArgs, paths: this.appendedPaths };
-        this.appendedArgs = true;
-        this.appendedPaths = undefined;
-        this.command({ words: args.slice(k + 1, end), redirects }, wrapped + 1);
-        this.appendedArgs = appended.args;
-        this.appendedPaths = appended.paths;
+        this.appending(undefined, () =>
+          this.command({ words: args.slice(k + 1, end), redirects }, wrapped + 1),
+        );
         return args.slice(0, k + 1);
       }
       if (/^-[A-Za-z0-9]*[xX]|^--exec/.test(text)) {
