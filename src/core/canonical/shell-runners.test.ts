@@ -79,6 +79,11 @@ describe("embeddedRuns", () => {
     expect(runs("git", "-c", "submodule.x.update=rebase", "submodule", "update")).toEqual([]);
     expect(runs("git", "-c", "core.worktree=/etc", "checkout", ".")).toEqual(["unreadable"]);
     expect(runs("git", "-c", "core.worktree=.", "status")).toEqual([]);
+    expect(runs("git", "clone", "-c", "core.sshCommand=rm -rf /srv", "h:x")).toEqual(["script: rm -rf /srv"]);
+    expect(runs("git", "clone", "--config=user.name=bot", "h:x")).toEqual([]);
+    // a long option's unambiguous prefix, as getopt_long and git's parse-options take it
+    expect(runs("tar", "--to-comm=rm -rf /srv", "-xf", "a.tar")).toEqual(["script: rm -rf /srv"]);
+    expect(runs("git", "clone", "--upload-pa", "rm -rf /srv", "/r")).toEqual(["script: rm -rf /srv"]);
     expect(assignmentRuns({ word: { text: "GIT_ALLOW_PROTOCOL=https:ext", glob: false } })).toHaveLength(1);
     expect(assignmentRuns({ word: { text: "GIT_ALLOW_PROTOCOL=https:ssh", glob: false } })).toEqual([]);
   });

@@ -65,8 +65,16 @@ function optionValue(options: {
       const value = args[k + 1];
       return value ? { word: value, text: value.text, next: k + 1 } : undefined;
     }
-    if (name.startsWith("--") && word.text.startsWith(`${name}=`)) {
-      return { word, text: word.text.slice(name.length + 1), next: k };
+    // getopt_long and git's parse-options take any prefix of a long name (`--to-comm=CMD`)
+    if (name.startsWith("--") && word.text.startsWith("--")) {
+      const eq = word.text.indexOf("=");
+      const given = eq === -1 ? word.text : word.text.slice(0, eq);
+      if (given.length > 2 && given !== name && name.startsWith(given)) {
+        if (eq !== -1) return { word, text: word.text.slice(eq + 1), next: k };
+        const value = args[k + 1];
+        return value ? { word: value, text: value.text, next: k + 1 } : undefined;
+      }
+      if (given === name && eq !== -1) return { word, text: word.text.slice(eq + 1), next: k };
     }
     if (!name.startsWith("--") && word.text.startsWith(name) && word.text.length > name.length) {
       return { word, text: word.text.slice(name.length), next: k };
@@ -266,6 +274,15 @@ function gitRuns(options: { args: readonly RunnerWord[] }): EmbeddedRun[] {
   for (const word of rest) {
     const url = EXT_REMOTE.exec(word.text)?.[1];
     if (url !== undefined) runs.push(extRemoteRun(word, url));
+  }
+  // clone's own `-c key=value` is set in the new repository before it fetches
+  if (sub === "clone") {
+    for (let j = 0; j < rest.length; j++) {
+      const value = optionValue({ args: rest, k: j, names: ["-c", "--config"] });
+      if (!value) continue;
+      runs.push(...gitConfigRuns(value.word, value.text));
+      j = value.next;
+    }
   }
   if (sub === "rebase")
     runs.push(...optionRuns({ program: "git rebase", args: rest, options: ["--exec", "-x"] }));
